@@ -1,0 +1,92 @@
+extension Connection {
+    /// Serves `interfaces` at `path`, with `Introspectable` and `Properties`
+    /// generated from them (`Peer` is answered by libdbus itself).
+    public func export(_ interfaces: [InterfaceDeclaration], at path: ObjectPath) throws(DBusError) {
+        try objects.add(interfaces, at: path)
+    }
+
+    /// Stops serving `path`; returns whether anything was there.
+    @discardableResult
+    public func unexport(_ path: ObjectPath) -> Bool {
+        objects.remove(at: path)
+    }
+
+    /// Emits one `PropertiesChanged` carrying the current values of `names`.
+    public func emitPropertiesChanged(path: ObjectPath, interface: InterfaceName, names: [String]) throws(DBusError) {
+        guard let declaration = objects.interface(interface, at: path) else {
+            throw .unknownInterface("nothing exports \(interface) at \(path)")
+        }
+        var changed: [DictionaryEntry] = []
+        var invalidated: [DBusValue] = []
+        for name in names {
+            guard let property = declaration.property(named: name) else {
+                throw .unknownProperty("\(interface) has no property \(name)")
+            }
+            switch property.changeSignal {
+            case .emits: changed.append(DictionaryEntry(.string(name), .variant(property.read())))
+            case .invalidates: invalidated.append(.string(name))
+            case .constant, .none: break
+            }
+        }
+        try emitSignal(path: path, interface: .properties, member: "PropertiesChanged", body: [
+            .string(interface.rawValue),
+            .dictionary(key: "s", value: "v", changed),
+            .array(element: "s", invalidated),
+        ])
+    }
+
+    /// Answers one incoming method call (on the loop thread, in arrival order).
+    func receiveCall(_ call: Message) {
+        switch objects.resolve(call) {
+        case .reply(let body):
+            reply(to: call, body: body, expected: nil)
+        case .failure(let error):
+            reply(to: call, error: error)
+        case .method(let method):
+            let expected = Signature.joining(method.outputs.map(\.signature))
+            switch method.handler {
+            case .immediate(let handler):
+                do {
+                    reply(to: call, body: try handler(self, call), expected: expected)
+                } catch {
+                    reply(to: call, error: Self.dbusError(from: error))
+                }
+            case .deferred(let handler):
+                Task {
+                    do {
+                        let body = try await handler(call)
+                        self.reply(to: call, body: body, expected: expected)
+                    } catch {
+                        self.reply(to: call, error: Self.dbusError(from: error))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func dbusError(from error: any Error) -> DBusError {
+        (error as? DBusError) ?? .failed("\(error)")
+    }
+
+    private func reply(to call: Message, body: [DBusValue], expected: Signature?) {
+        guard !call.noReplyExpected else { return }
+        let reply = call.methodReturn(body: body)
+        if let expected, reply.signature != expected {
+            // A handler bug must not reach the client as a wrongly typed reply.
+            self.reply(to: call, error: .failed("internal error: the reply has type '\(reply.signature)', declared '\(expected)'"))
+            return
+        }
+        do {
+            try send(reply)
+        } catch {
+            self.reply(to: call, error: error)
+        }
+    }
+
+    private func reply(to call: Message, error: DBusError) {
+        guard !call.noReplyExpected else { return }
+        var message = call.errorReply(error)
+        if !isValidDBusString(error.message) { message.body = [.string("(error text was not valid UTF-8)")] }
+        _ = try? send(message)
+    }
+}

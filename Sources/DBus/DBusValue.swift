@@ -1,0 +1,83 @@
+/// One D-Bus value of any type, nested to any legal depth.
+///
+/// Containers carry their element signatures so that an empty array still
+/// knows what it is an array of.
+///
+/// ```swift
+/// let properties: DBusValue = .dictionary(key: "s", value: "v", [
+///     DictionaryEntry(.string("Status"), .variant(.int32(2))),
+/// ])
+/// ```
+public enum DBusValue: Sendable, Hashable {
+    case byte(UInt8)
+    case boolean(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case string(String)
+    case objectPath(ObjectPath)
+    case signature(Signature)
+    case unixFD(UnixFileDescriptor)
+    /// Elements all of type `element`.
+    case array(element: Signature, [DBusValue])
+    /// `a{kv}`: keys of the basic type `key`, values of type `value`.
+    case dictionary(key: Signature, value: Signature, [DictionaryEntry])
+    case structure([DBusValue])
+    indirect case variant(DBusValue)
+
+    /// The complete type of this value.
+    public var signature: Signature {
+        Signature(validated: signatureText)
+    }
+
+    var signatureText: String {
+        switch self {
+        case .byte: "y"
+        case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
+        case .uint32: "u"
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
+        case .unixFD: "h"
+        case .array(let element, _): "a" + element.rawValue
+        case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"
+        case .structure(let fields): "(" + fields.map(\.signatureText).joined() + ")"
+        case .variant: "v"
+        }
+    }
+}
+
+/// One key and value of a D-Bus dictionary (`{kv}`).
+public struct DictionaryEntry: Sendable, Hashable {
+    public var key: DBusValue
+    public var value: DBusValue
+
+    public init(_ key: DBusValue, _ value: DBusValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension DBusValue {
+    /// The string inside `.string`, or nil for any other case.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The value inside a variant, or the value itself.
+    public var unwrappingVariant: DBusValue {
+        if case .variant(let inner) = self { return inner.unwrappingVariant }
+        return self
+    }
+}

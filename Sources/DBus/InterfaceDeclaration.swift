@@ -1,0 +1,126 @@
+/// One interface of an exported object, declared once: its methods, properties
+/// and signals. Dispatch, argument checking, `Properties` and introspection
+/// are all served from this declaration, as sd-bus serves from its vtables.
+///
+/// ```swift
+/// let greeter = InterfaceDeclaration(name: "org.example.Greeter",
+///     methods: [MethodDeclaration(name: "Hello", inputs: ["name": "s"], outputs: ["greeting": "s"]) { _, call in
+///         [.string("Hello, \(call.body[0].stringValue!)")]
+///     }],
+///     properties: [PropertyDeclaration(name: "Count", signature: "u", read: { .uint32(1) })],
+///     signals: [SignalDeclaration(name: "Greeted", arguments: ["name": "s"])])
+/// ```
+public struct InterfaceDeclaration: Sendable {
+    public var name: InterfaceName
+    public var methods: [MethodDeclaration]
+    public var properties: [PropertyDeclaration]
+    public var signals: [SignalDeclaration]
+
+    public init(
+        name: InterfaceName, methods: [MethodDeclaration] = [], properties: [PropertyDeclaration] = [],
+        signals: [SignalDeclaration] = []
+    ) {
+        self.name = name
+        self.methods = methods
+        self.properties = properties
+        self.signals = signals
+    }
+
+    public func method(named member: MemberName) -> MethodDeclaration? {
+        methods.first { $0.name == member }
+    }
+
+    public func property(named name: String) -> PropertyDeclaration? {
+        properties.first { $0.name == name }
+    }
+}
+
+/// A named argument of a method or signal, for checking and introspection.
+public struct ArgumentDeclaration: Sendable, Hashable {
+    public var name: String
+    public var signature: Signature
+
+    public init(_ name: String, _ signature: Signature) {
+        self.name = name
+        self.signature = signature
+    }
+}
+
+/// A method: its signatures and the code that answers it.
+public struct MethodDeclaration: Sendable {
+    /// How a call is answered.
+    public enum Handler: Sendable {
+        /// Runs on the connection's thread while the call is dispatched and
+        /// answers at once; it may use the connection (export objects, emit signals).
+        case immediate(@Sendable (isolated Connection, Message) throws -> [DBusValue])
+        /// Runs as a task; the reply is sent when it returns. For work that waits.
+        case deferred(@Sendable (Message) async throws -> [DBusValue])
+    }
+
+    public var name: MemberName
+    public var inputs: [ArgumentDeclaration]
+    public var outputs: [ArgumentDeclaration]
+    public var handler: Handler
+
+    /// Arguments are written as ordered `name: signature` pairs: `["host": "s"]`.
+    public init(
+        name: MemberName, inputs: KeyValuePairs<String, Signature> = [:],
+        outputs: KeyValuePairs<String, Signature> = [:], handler: Handler
+    ) {
+        self.name = name
+        self.inputs = inputs.map(ArgumentDeclaration.init)
+        self.outputs = outputs.map(ArgumentDeclaration.init)
+        self.handler = handler
+    }
+
+    /// An immediate method; the common case.
+    public init(
+        name: MemberName, inputs: KeyValuePairs<String, Signature> = [:],
+        outputs: KeyValuePairs<String, Signature> = [:],
+        _ body: @escaping @Sendable (isolated Connection, Message) throws -> [DBusValue]
+    ) {
+        self.init(name: name, inputs: inputs, outputs: outputs, handler: .immediate(body))
+    }
+
+    /// The signature a call must carry.
+    public var inputSignature: Signature { Signature.joining(inputs.map(\.signature)) }
+}
+
+/// A property with its type, its access and where its value comes from.
+public struct PropertyDeclaration: Sendable {
+    /// The `org.freedesktop.DBus.Property.EmitsChangedSignal` annotation.
+    public enum ChangeSignal: String, Sendable {
+        case emits = "true", invalidates, constant = "const", none = "false"
+    }
+
+    public var name: String
+    public var signature: Signature
+    public var changeSignal: ChangeSignal
+    public var read: @Sendable () -> DBusValue
+    /// nil for a read-only property: `Set` answers `PropertyReadOnly`.
+    public var write: (@Sendable (DBusValue) throws -> Void)?
+
+    public init(
+        name: String, signature: Signature, changeSignal: ChangeSignal = .emits,
+        read: @escaping @Sendable () -> DBusValue, write: (@Sendable (DBusValue) throws -> Void)? = nil
+    ) {
+        self.name = name
+        self.signature = signature
+        self.changeSignal = changeSignal
+        self.read = read
+        self.write = write
+    }
+
+    public var isWritable: Bool { write != nil }
+}
+
+/// A signal the interface may emit, declared for introspection.
+public struct SignalDeclaration: Sendable, Hashable {
+    public var name: MemberName
+    public var arguments: [ArgumentDeclaration]
+
+    public init(name: MemberName, arguments: KeyValuePairs<String, Signature> = [:]) {
+        self.name = name
+        self.arguments = arguments.map(ArgumentDeclaration.init)
+    }
+}
