@@ -1,0 +1,11 @@
+/// Which source the published values come from: the D-Bus `Backend` property (`s`, the raw value).
+///
+/// ```swift
+/// Backend.networkmanager.rawValue   // "networkmanager"
+/// ```
+public enum Backend: String, Sendable, CaseIterable {
+    /// NetworkManager on the system bus: the preferred source.
+    case networkmanager
+    /// The kernel's routing tables over rtnetlink, used when NetworkManager is not on the bus.
+    case netlink
+}
