@@ -40,6 +40,11 @@ extension Connection {
         switch objects.resolve(call) {
         case .reply(let body):
             reply(to: call, body: body, expected: nil)
+        case .propertySet(let interface, let property):
+            reply(to: call, body: [], expected: nil)
+            if let path = call.path {
+                try? emitPropertiesChanged(path: path, interface: interface, names: [property])
+            }
         case .failure(let error):
             reply(to: call, error: error)
         case .method(let method):

@@ -14,16 +14,27 @@ extension Connection {
         matching rule: MatchRule,
         bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .bufferingNewest(4096)
     ) async throws -> AsyncStream<Message> {
+        try await signals(matchingAny: [rule], bufferingPolicy: bufferingPolicy)
+    }
+
+    /// Signals matching any of `rules`, merged into one stream in arrival
+    /// order: the order between, say, NetworkManager's signals and the bus's
+    /// `NameOwnerChanged` about it is kept, which two streams would lose.
+    public func signals(
+        matchingAny rules: [MatchRule],
+        bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .bufferingNewest(4096)
+    ) async throws -> AsyncStream<Message> {
         let (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: bufferingPolicy)
-        let id = addSubscription(rule, deliver: { continuation.yield($0) }, onFinish: { continuation.finish() })
+        let id = addSubscription(rules, deliver: { continuation.yield($0) }, onFinish: { continuation.finish() })
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscription(id) }
         }
         do {
-            _ = try await callBus("AddMatch", [.string(rule.description)])
+            for rule in rules {
+                _ = try await callBus("AddMatch", [.string(rule.description)])
+            }
         } catch {
-            subscriptions[id] = nil
-            continuation.finish()
+            removeSubscription(id)
             throw error
         }
         return stream
@@ -41,7 +52,7 @@ extension Connection {
                              path: "/org/freedesktop/DBus", arguments: [0: name.rawValue])
         let (stream, continuation) = AsyncStream.makeStream(of: BusName?.self, bufferingPolicy: .bufferingNewest(256))
         let sawChange = Flag()
-        let id = addSubscription(rule, deliver: { signal in
+        let id = addSubscription([rule], deliver: { signal in
             guard signal.body.count == 3, let newOwner = signal.body[2].stringValue else { return }
             sawChange.isSet = true
             continuation.yield(BusName(rawValue: newOwner))
@@ -90,10 +101,10 @@ extension Connection {
     }
 
     private func addSubscription(
-        _ rule: MatchRule, deliver: @escaping (Message) -> Void, onFinish: @escaping () -> Void
+        _ rules: [MatchRule], deliver: @escaping (Message) -> Void, onFinish: @escaping () -> Void
     ) -> Int {
         nextSubscriptionID += 1
-        subscriptions[nextSubscriptionID] = SignalSubscription(rule: rule, deliver: deliver, onFinish: onFinish)
+        subscriptions[nextSubscriptionID] = SignalSubscription(rules: rules, deliver: deliver, onFinish: onFinish)
         return nextSubscriptionID
     }
 
@@ -101,11 +112,13 @@ extension Connection {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         subscription.finish()
         guard isConnected else { return }
-        // Nobody waits for this answer; the bus applies it in order.
-        var message = Message.methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
-                                         member: "RemoveMatch", body: [.string(subscription.rule.description)])
-        message.noReplyExpected = true
-        _ = try? send(message)
+        // Nobody waits for these answers; the bus applies them in order.
+        for rule in subscription.rules {
+            var message = Message.methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
+                                             member: "RemoveMatch", body: [.string(rule.description)])
+            message.noReplyExpected = true
+            _ = try? send(message)
+        }
     }
 }
 

@@ -24,7 +24,8 @@ public actor Connection {
     var nextSubscriptionID = 0
     var pendingCalls: [Int: PendingCall] = [:]
     var nextCallID = 0
-    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+    var disconnectWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextWaiterID = 0
     private var closed = false
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
@@ -123,10 +124,27 @@ public actor Connection {
         loop.shutdown()
     }
 
-    /// Returns once the connection to the bus is lost or closed.
+    /// Returns once the connection to the bus is lost or closed, or when the
+    /// waiting task is cancelled.
     public func waitUntilDisconnected() async {
         guard isConnected else { return }
-        await withCheckedContinuation { disconnectWaiters.append($0) }
+        nextWaiterID += 1
+        let id = nextWaiterID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    disconnectWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        disconnectWaiters.removeValue(forKey: id)?.resume()
     }
 
     func markDisconnected() {
@@ -136,8 +154,8 @@ public actor Connection {
         subscriptions = [:]
         for call in pendingCalls.values { call.cancel(with: .disconnected("the connection to the bus was closed")) }
         pendingCalls = [:]
-        let waiters = disconnectWaiters
-        disconnectWaiters = []
+        let waiters = disconnectWaiters.values
+        disconnectWaiters = [:]
         for waiter in waiters { waiter.resume() }
     }
 

@@ -7,6 +7,8 @@ struct ObjectTable {
     /// What to do with one method call.
     enum Resolution {
         case reply([DBusValue])
+        /// A property was set: reply, then announce the new value.
+        case propertySet(interface: InterfaceName, property: String)
         case failure(DBusError)
         case method(MethodDeclaration)
     }
@@ -132,7 +134,8 @@ struct ObjectTable {
             return .reply([.dictionary(key: "s", value: "v", entries)])
         }
         let propertyName = call.body[1].stringValue ?? ""
-        guard let property = searched.lazy.compactMap({ $0.property(named: propertyName) }).first else {
+        guard let owner = searched.first(where: { $0.property(named: propertyName) != nil }),
+              let property = owner.property(named: propertyName) else {
             return .failure(.unknownProperty("No such property '\(propertyName)' on interface '\(interfaceName)'"))
         }
         if member == "Get" {
@@ -146,7 +149,7 @@ struct ObjectTable {
         }
         do {
             try write(value)
-            return .reply([])
+            return .propertySet(interface: owner.name, property: propertyName)
         } catch let error as DBusError {
             return .failure(error)
         } catch {

@@ -1,18 +1,18 @@
-/// A local consumer of signals matching one rule. Confined to the
+/// A local consumer of signals matching any of its rules. Confined to the
 /// connection's loop thread, where signals are delivered in arrival order.
 final class SignalSubscription {
-    let rule: MatchRule
+    let rules: [MatchRule]
     private let deliver: (Message) -> Void
     private let onFinish: () -> Void
 
-    init(rule: MatchRule, deliver: @escaping (Message) -> Void, onFinish: @escaping () -> Void) {
-        self.rule = rule
+    init(rules: [MatchRule], deliver: @escaping (Message) -> Void, onFinish: @escaping () -> Void) {
+        self.rules = rules
         self.deliver = deliver
         self.onFinish = onFinish
     }
 
     func deliverIfMatching(_ message: Message) {
-        if rule.matches(message) { deliver(message) }
+        if rules.contains(where: { $0.matches(message) }) { deliver(message) }
     }
 
     func finish() { onFinish() }

@@ -31,6 +31,9 @@ final class BackgroundTool: Sendable {
 
     var processIdentifier: Int32 { child.pid }
 
+    /// True once the tool has exited on its own (or been stopped).
+    var hasExited: Bool { child.poll() != nil }
+
     /// Output so far, standard output then standard error.
     var output: String { child.standardOutput + child.standardError }
 
