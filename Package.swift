@@ -7,8 +7,12 @@ let package = Package(
     products: [
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
+        .executable(name: "reachd", targets: ["reachd"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -24,6 +28,25 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "CShims"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
         .target(name: "ReachabilityCore"),
+        // The service: NetworkManager back end, published state, exported objects.
+        .target(
+            name: "ReachabilityService",
+            dependencies: [
+                "DBus", "ReachabilityCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The executable: arguments, logging, lifecycle. Thin.
+        .executableTarget(
+            name: "reachd",
+            dependencies: [
+                "ReachabilityService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Logging
+import ReachabilityService
+import ServiceLifecycle
+
+/// `reachd`: network reachability for the session, AFNetworking-style, over D-Bus.
+@main
+struct ReachdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reachd",
+        abstract: "Publish network reachability (io.reachd.Reachability1) on the session bus.")
+
+    @Flag(help: "Take the bus name over from a running reachd.")
+    var replace = false
+
+    @Option(help: "Watch NetworkManager on this system bus address instead of the usual one (default: $DBUS_SYSTEM_BUS_ADDRESS or the standard socket).")
+    var systemBusAddress: String?
+
+    @Option(help: "Publish a change only after it has held this many milliseconds (flap suppression).")
+    var settleMs = 0
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard settleMs >= 0 else { throw ValidationError("--settle-ms must be 0 or more") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "reachd")
+        let daemon = ReachabilityDaemon(
+            configuration: ReachabilityDaemonConfiguration(
+                replace: replace, systemBusAddress: systemBusAddress, settle: .milliseconds(settleMs)),
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch let error as ReachabilityDaemonError {
+            logger.error("\(error)")
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+extension ReachabilityDaemonError {
+    /// 2: the name is taken (a configuration problem, don't restart);
+    /// 1: the bus went away (let systemd restart us).
+    var exitCode: Int32 {
+        switch self {
+        case .nameTaken: 2
+        case .sessionBusLost: 1
+        }
+    }
+}
