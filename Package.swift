@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
+        .library(name: "Reachability", targets: ["Reachability"]),
         .executable(name: "reachd", targets: ["reachd"]),
+        .executable(name: "reachctl", targets: ["reachctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -24,6 +26,8 @@ let package = Package(
         ),
         // One-line C wrappers for the macros and constants Swift cannot import.
         .target(name: "CShims", dependencies: ["CDBus"]),
+        // One-line wrappers for the rtnetlink macros Swift cannot import.
+        .target(name: "CNetlink"),
         // Swift over libdbus: event loop, connection, messages, exported objects.
         .target(name: "DBus", dependencies: ["CDBus", "CShims"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
@@ -32,7 +36,7 @@ let package = Package(
         .target(
             name: "ReachabilityService",
             dependencies: [
-                "DBus", "ReachabilityCore",
+                "DBus", "ReachabilityCore", "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -47,8 +51,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The client library: AFNetworkReachabilityManager's API over reachd.
+        .target(name: "Reachability", dependencies: ["DBus", "ReachabilityCore"]),
+        // The command line for people and scripts, on the client library.
+        .executableTarget(
+            name: "reachctl",
+            dependencies: [
+                "Reachability",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        // End to end: the reachd executable on private buses, against
+        // python-dbusmock's NetworkManager and the real one in a namespace.
+        .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd"]),
+        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl"]),
         .testTarget(
             name: "ReachabilityCoreTests",
             dependencies: [

@@ -93,6 +93,9 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     // MARK: Descriptors and timers (loop thread only)
 
+    /// The `events` value for "tell me when it is readable" (EPOLLIN).
+    public static let readable: UInt32 = EPOLLIN.rawValue
+
     /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT); replaces an earlier registration.
     public func watch(_ descriptor: Int32, events: UInt32, handler: @escaping ReadinessHandler) {
         preconditionOnLoop()

@@ -10,11 +10,19 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     public var systemBusAddress: String?
     /// How long a change must hold before it is published (flap suppression).
     public var settle: Duration
+    /// Host monitors one client may hold, and all clients together.
+    public var maximumMonitorsPerClient: Int
+    public var maximumMonitors: Int
 
-    public init(replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero) {
+    public init(
+        replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
+        maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096
+    ) {
         self.replace = replace
         self.systemBusAddress = systemBusAddress
         self.settle = settle
+        self.maximumMonitorsPerClient = maximumMonitorsPerClient
+        self.maximumMonitors = maximumMonitors
     }
 }
 
@@ -49,22 +57,56 @@ public struct ReachabilityDaemon: Service {
         self.logger = logger
     }
 
-    private enum Ending { case shutdown, nameLost, sessionLost, updatesEnded }
+    private enum Ending { case shutdown, nameLost, sessionLost, sourcesEnded }
+
+    /// What the sources report, in the order it happened.
+    private enum SourceEvent: Sendable {
+        /// NetworkManager's state, or nil when it is not on the system bus.
+        case networkManager(NetworkManagerSnapshot?)
+        /// A link, address or route changed in the kernel.
+        case kernelChanged
+    }
 
     public func run() async throws {
         let session = try await Connection.session()
         let publisher = ReachabilityPublisher()
-        try await session.export([ReachabilityInterface.declaration(publisher: publisher)], at: ReachabilityPublisher.path)
+        let routes = try RouteLookup()
+        let monitors = HostMonitorRegistry(
+            evaluator: HostEvaluator(routes: routes, resolver: Resolver()),
+            limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
+            portal: { publisher.current.connectivity == .portal })
+        try await session.export(
+            [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, session: session)],
+            at: ReachabilityPublisher.path)
+        // A client that leaves the bus takes its monitors with it.
+        let departures = try await session.signals(matching: MatchRule(
+            sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))
 
-        let (updates, continuation) = AsyncStream.makeStream(of: PublishedReachability.self, bufferingPolicy: .bufferingNewest(64))
-        let source = Task { await watchSources(into: continuation) }
-        defer { source.cancel() }
-        // The stream has one consumer at a time: this loop, then the task below.
-        for await first in updates {
-            publisher.setInitial(first)
-            logger.info("initial state: \(describe(first))")
-            break
+        let (events, sink) = AsyncStream.makeStream(of: SourceEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let kernelChanges = try await NetlinkChangeMonitor(loop: session.loop).changes()
+        let sources = [
+            Task { await watchNetworkManager(into: sink) },
+            Task {
+                for await _ in kernelChanges { sink.yield(.kernelChanged) }
+            },
+        ]
+        defer { sources.forEach { $0.cancel() } }
+
+        // The first state needs NetworkManager's first answer (or its absence).
+        var networkManager: NetworkManagerSnapshot?
+        for await event in events {
+            if case .networkManager(let snapshot) = event {
+                networkManager = snapshot
+                break
+            }
         }
+        let view = { @Sendable (snapshot: NetworkManagerSnapshot?) -> PublishedReachability in
+            snapshot.map(PublishedReachability.init(networkManager:))
+                ?? PublishedReachability(kernelDefaultRoute: routes.defaultRoute(.v4), ipv6DefaultRoute: routes.defaultRoute(.v6))
+        }
+        let first = view(networkManager)
+        publisher.setInitial(first)
+        logger.info("initial state: \(describe(first))")
 
         try await claimName(on: session)
         let nameLost = try await session.signals(matching: MatchRule(
@@ -72,10 +114,26 @@ public struct ReachabilityDaemon: Service {
         let uniqueName = await session.uniqueName?.rawValue ?? "?"
         logger.info("serving \(Self.busName) on the session bus as \(uniqueName)")
 
+        let initialSnapshot = networkManager
         let ending = await withTaskGroup(of: Ending.self) { group in
             group.addTask {
-                await publishChanges(from: updates, publisher: publisher, session: session)
-                return .updatesEnded
+                var latest = initialSnapshot
+                let (values, valueSink) = AsyncStream.makeStream(of: PublishedReachability.self, bufferingPolicy: .bufferingNewest(64))
+                let publishing = Task { await publishChanges(from: values, publisher: publisher, session: session) }
+                defer { publishing.cancel() }
+                for await event in events {
+                    if case .networkManager(let snapshot) = event { latest = snapshot }
+                    valueSink.yield(view(latest))
+                    Task { await monitors.reevaluate(on: session) }
+                }
+                return .sourcesEnded
+            }
+            group.addTask {
+                for await departure in departures {
+                    guard let name = departure.body.first?.stringValue.flatMap(BusName.init(rawValue:)), name.isUnique else { continue }
+                    await session.releaseMonitors(ownedBy: name, registry: monitors)
+                }
+                return .sessionLost
             }
             group.addTask {
                 await session.waitUntilDisconnected()
@@ -99,7 +157,7 @@ public struct ReachabilityDaemon: Service {
             throw ReachabilityDaemonError.sessionBusLost
         case .nameLost:
             logger.info("\(Self.busName) was taken over by another instance; exiting")
-        case .shutdown, .updatesEnded:
+        case .shutdown, .sourcesEnded:
             _ = try? await session.releaseName(Self.busName)
             logger.info("released \(Self.busName); exiting")
         }
@@ -118,39 +176,31 @@ public struct ReachabilityDaemon: Service {
         }
     }
 
-    /// Feeds published values from NetworkManager (or Unknown when there is no source).
-    private func watchSources(into continuation: AsyncStream<PublishedReachability>.Continuation) async {
-        defer { continuation.finish() }
-        let address = configuration.systemBusAddress
+    /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
+    private func watchNetworkManager(into sink: AsyncStream<SourceEvent>.Continuation) async {
         let system: Connection
         do {
-            if let address {
+            if let address = configuration.systemBusAddress {
                 system = try await Connection.open(address: address)
             } else {
                 system = try await Connection.system()
             }
         } catch {
-            logger.warning("no system bus (\(error)); reporting Unknown")
-            continuation.yield(.unknown)
-            await waitForever()
+            logger.warning("no system bus (\(error)); following the kernel's routes")
+            sink.yield(.networkManager(nil))
             return
         }
         let backend = NetworkManagerBackend(bus: system, logger: logger)
         do {
             try await backend.run { snapshot in
-                if snapshot == nil { logger.warning("NetworkManager is not on the system bus; reporting Unknown") }
-                continuation.yield(snapshot.map(PublishedReachability.init(networkManager:)) ?? .unknown)
+                if snapshot == nil { logger.notice("NetworkManager is not on the system bus; following the kernel's routes") }
+                sink.yield(.networkManager(snapshot))
             }
         } catch {
             logger.error("watching NetworkManager failed: \(error)")
-            continuation.yield(.unknown)
+            sink.yield(.networkManager(nil))
         }
         await system.close()
-    }
-
-    private func waitForever() async {
-        let (stream, _) = AsyncStream.makeStream(of: Never.self)
-        for await _ in stream {}
     }
 
     /// Publishes each new value, holding it for the settle time first if one is set.

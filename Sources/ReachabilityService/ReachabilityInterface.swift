@@ -5,7 +5,9 @@ import ReachabilityCore
 /// contract version 1 (dbus/io.reachd.Reachability1.xml is the source of truth,
 /// and a test holds this declaration to it).
 enum ReachabilityInterface {
-    static func declaration(publisher: ReachabilityPublisher) -> InterfaceDeclaration {
+    static func declaration(
+        publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, session: Connection
+    ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
         return InterfaceDeclaration(
             name: ReachabilityPublisher.interface,
@@ -14,15 +16,23 @@ enum ReachabilityInterface {
                     let value = current()
                     return [.int32(value.status.rawValue), .uint32(value.flags.rawValue)]
                 },
-                MethodDeclaration(name: "ManagerForDomain", inputs: ["domain": "s"], outputs: ["monitor": "o"]) { _, _ in
-                    throw notYet("ManagerForDomain")
-                },
-                MethodDeclaration(name: "ManagerForAddress", inputs: ["address": "s"], outputs: ["monitor": "o"]) { _, _ in
-                    throw notYet("ManagerForAddress")
-                },
-                MethodDeclaration(name: "CheckHost", inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"]) { _, _ in
-                    throw notYet("CheckHost")
-                },
+                // Validation answers at once; the evaluation (which may resolve a
+                // name) runs as a task so a slow resolver holds up no one else.
+                MethodDeclaration(name: "ManagerForDomain", inputs: ["domain": "s"], outputs: ["monitor": "o"],
+                                  handler: .deferred { call in
+                    let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
+                    return [.objectPath(try await monitors.create(host: host, owner: try sender(of: call), session: session))]
+                }),
+                MethodDeclaration(name: "ManagerForAddress", inputs: ["address": "s"], outputs: ["monitor": "o"],
+                                  handler: .deferred { call in
+                    let host = try HostSpecification(address: call.body[0].stringValue ?? "")
+                    return [.objectPath(try await monitors.create(host: host, owner: try sender(of: call), session: session))]
+                }),
+                MethodDeclaration(name: "CheckHost", inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
+                                  handler: .deferred { call in
+                    let report = await monitors.check(try HostSpecification(domain: call.body[0].stringValue ?? ""))
+                    return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
+                }),
             ],
             properties: [
                 PropertyDeclaration(name: "Status", signature: "i", read: { .int32(current().status.rawValue) }),
@@ -36,13 +46,15 @@ enum ReachabilityInterface {
                 PropertyDeclaration(name: "Metered", signature: "b", read: { .boolean(current().metered) }),
                 PropertyDeclaration(name: "Connectivity", signature: "s", read: { .string(current().connectivity.rawValue) }),
                 PropertyDeclaration(name: "Backend", signature: "s", read: { .string(current().backendName) }),
+                PropertyDeclaration(name: "MonitorCount", signature: "u", read: { .uint32(UInt32(monitors.count)) }),
             ],
             signals: [
                 SignalDeclaration(name: "ReachabilityChanged", arguments: ["status": "i", "flags": "u"]),
             ])
     }
 
-    private static func notYet(_ method: String) -> DBusError {
-        .notSupported("\(method) is not available in this version of reachd yet")
+    private static func sender(of call: Message) throws -> BusName {
+        guard let sender = call.sender else { throw DBusError.invalidArgs("the call has no sender to own the monitor") }
+        return sender
     }
 }

@@ -19,11 +19,18 @@ struct ReachdCommand: AsyncParsableCommand {
     @Option(help: "Publish a change only after it has held this many milliseconds (flap suppression).")
     var settleMs = 0
 
+    @Option(help: "Host monitors one client connection may hold.")
+    var maxMonitorsPerClient = 64
+
+    @Option(help: "Host monitors all clients together may hold.")
+    var maxMonitors = 4096
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
         guard settleMs >= 0 else { throw ValidationError("--settle-ms must be 0 or more") }
+        guard maxMonitorsPerClient > 0, maxMonitors > 0 else { throw ValidationError("monitor limits must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
     }
 
@@ -37,7 +44,8 @@ struct ReachdCommand: AsyncParsableCommand {
         let logger = Logger(label: "reachd")
         let daemon = ReachabilityDaemon(
             configuration: ReachabilityDaemonConfiguration(
-                replace: replace, systemBusAddress: systemBusAddress, settle: .milliseconds(settleMs)),
+                replace: replace, systemBusAddress: systemBusAddress, settle: .milliseconds(settleMs),
+                maximumMonitorsPerClient: maxMonitorsPerClient, maximumMonitors: maxMonitors),
             logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

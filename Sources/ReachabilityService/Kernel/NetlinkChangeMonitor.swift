@@ -1,0 +1,74 @@
+import CNetlink
+import DBus
+import Glibc
+
+/// Tells when links, addresses or routes change, from rtnetlink's multicast
+/// groups, read on an event loop (no polling, no thread of its own).
+///
+/// Changes are coalesced: a burst of kernel messages becomes one "something
+/// changed" for the consumer, who then looks again at what it needs.
+public actor NetlinkChangeMonitor {
+    private let loop: EventLoop
+    private var descriptor: Int32 = -1
+    private var continuation: AsyncStream<Void>.Continuation?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    public init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    /// A stream that yields once after each burst of changes.
+    public func changes() throws(KernelError) -> AsyncStream<Void> {
+        let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        guard descriptor >= 0 else { throw KernelError(call: "socket(AF_NETLINK)", errno: errno) }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = CNetlink_change_groups()
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw KernelError(call: "bind(NETLINK_ROUTE groups)", errno: code)
+        }
+        self.descriptor = descriptor
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.continuation = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.stop() }
+        }
+        loop.watch(descriptor, events: EventLoop.readable) { [unowned self] _ in
+            self.assumeIsolated { $0.drain() }
+        }
+        return stream
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 32 * 1024)
+        var changed = false
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count < 0 {
+                // ENOBUFS: we fell behind and lost messages; a change happened all the same.
+                if errno == ENOBUFS { changed = true; continue }
+                break
+            }
+            if count == 0 { break }
+            let (messages, _) = NetlinkMessage.parse(buffer[..<count])
+            if !messages.isEmpty { changed = true }
+        }
+        if changed { continuation?.yield() }
+    }
+
+    private func stop() {
+        guard descriptor >= 0 else { return }
+        loop.unwatch(descriptor)
+        close(descriptor)
+        descriptor = -1
+        continuation = nil
+    }
+}

@@ -1,0 +1,150 @@
+import CNetlink
+import Glibc
+import ReachabilityCore
+import Synchronization
+
+/// Asks the kernel's routing tables, over a NETLINK_ROUTE socket, which
+/// route a packet to an address would take, and what the default routes are.
+///
+/// A lookup is answered by the kernel while the request is being sent, so
+/// it is a pair of system calls, not a wait; requests are serialised on the
+/// socket by a mutex and may come from any task.
+public final class RouteLookup: Sendable {
+    private struct SocketState {
+        var descriptor: Int32
+        var sequence: UInt32 = 0
+    }
+
+    private let socket: Mutex<SocketState>
+
+    public init() throws(KernelError) {
+        let descriptor = Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
+        guard descriptor >= 0 else { throw KernelError(call: "socket(AF_NETLINK)", errno: errno) }
+        // A lookup never legitimately takes long; don't let a lost reply hang a caller.
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        socket = Mutex(SocketState(descriptor: descriptor))
+    }
+
+    deinit {
+        _ = socket.withLock { close($0.descriptor) }
+    }
+
+    /// The route to `address`, or nil when the kernel has none (unreachable,
+    /// prohibited, blackholed and "network is unreachable" all answer with an error).
+    public func route(to address: IPAddress) -> RouteLookupResult? {
+        var attributes: [UInt8] = []
+        attributes.appendAttribute(type: UInt16(RTA_DST.rawValue), payload: address.bytes)
+        if address.zoneIndex != 0 {
+            attributes.appendAttribute(type: UInt16(RTA_OIF.rawValue), payload: withUnsafeBytes(of: address.zoneIndex) { Array($0) })
+        }
+        let family = address.family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6)
+        let replies = request(family: family, destinationLength: UInt8(address.bytes.count * 8), dump: false, attributes: attributes)
+        guard let route = replies.compactMap(Self.decodeRoute).first else { return nil }
+        return result(for: route, isDefaultRoute: false)
+    }
+
+    /// The main table's default route for IPv4 or IPv6 (lowest metric), nil when none.
+    public func defaultRoute(_ family: IPAddress.Family) -> RouteLookupResult? {
+        let replies = request(family: family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6), destinationLength: 0,
+                              dump: true, attributes: [])
+        let defaults = replies.compactMap(Self.decodeRoute).filter {
+            $0.destinationLength == 0 && $0.table == UInt32(RT_TABLE_MAIN.rawValue) && $0.type == .unicast
+        }
+        guard let best = defaults.min(by: { $0.priority < $1.priority }) else { return nil }
+        return result(for: best, isDefaultRoute: true)
+    }
+
+    /// Whether the route to an address goes the way of the default route,
+    /// which is what makes a captive portal's answer apply to it.
+    public func isDefault(_ route: RouteLookupResult) -> Bool {
+        guard route.hasGateway else { return false }
+        return [defaultRoute(.v4), defaultRoute(.v6)].contains { $0?.outgoingInterface == route.outgoingInterface }
+    }
+
+    // MARK: Decoding
+
+    private struct DecodedRoute {
+        var type: RouteType
+        var destinationLength: UInt8
+        var table: UInt32
+        var outputInterface: UInt32
+        var hasGateway: Bool
+        var priority: UInt32
+    }
+
+    private static func decodeRoute(_ message: NetlinkMessage) -> DecodedRoute? {
+        guard message.type == UInt16(RTM_NEWROUTE), message.payload.count >= MemoryLayout<rtmsg>.size else { return nil }
+        let start = message.payload.startIndex
+        // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags(u32)
+        let attributes = message.attributes(after: MemoryLayout<rtmsg>.size)
+        var outputInterface = attributes[UInt16(RTA_OIF.rawValue)].flatMap { $0.count >= 4 ? readUInt32($0, at: $0.startIndex) : nil } ?? 0
+        var hasGateway = attributes[UInt16(RTA_GATEWAY.rawValue)] != nil
+        if outputInterface == 0, let multipath = attributes[UInt16(RTA_MULTIPATH.rawValue)], multipath.count >= 8 {
+            // struct rtnexthop: len(u16), flags(u8), hops(u8), ifindex(i32), then attributes.
+            outputInterface = readUInt32(multipath, at: multipath.startIndex + 4)
+            hasGateway = hasGateway || multipath.count > 8
+        }
+        return DecodedRoute(
+            type: RouteType(rawValue: message.payload[start + 7]),
+            destinationLength: message.payload[start + 1],
+            table: attributes[UInt16(RTA_TABLE.rawValue)].flatMap { $0.count >= 4 ? readUInt32($0, at: $0.startIndex) : nil }
+                ?? UInt32(message.payload[start + 4]),
+            outputInterface: outputInterface,
+            hasGateway: hasGateway,
+            priority: attributes[UInt16(RTA_PRIORITY.rawValue)].flatMap { $0.count >= 4 ? readUInt32($0, at: $0.startIndex) : nil } ?? 0)
+    }
+
+    private func result(for route: DecodedRoute, isDefaultRoute: Bool) -> RouteLookupResult? {
+        guard let name = LinkInspector.name(ofIndex: route.outputInterface) else {
+            return route.type == .unicast ? nil : RouteLookupResult(
+                type: route.type, hasGateway: false, outgoingInterface: "", medium: .other, linkIsUp: false,
+                isDefaultRoute: isDefaultRoute)
+        }
+        return RouteLookupResult(
+            type: route.type, hasGateway: route.hasGateway, outgoingInterface: name,
+            medium: LinkMedium(LinkInspector.facts(of: name)), linkIsUp: LinkInspector.isUpAndRunning(name),
+            isDefaultRoute: isDefaultRoute)
+    }
+
+    // MARK: Requests
+
+    /// Sends one RTM_GETROUTE and collects the answers to it.
+    private func request(family: UInt8, destinationLength: UInt8, dump: Bool, attributes: [UInt8]) -> [NetlinkMessage] {
+        socket.withLock { state -> [NetlinkMessage] in
+            state.sequence &+= 1
+            let sequence = state.sequence
+            var body: [UInt8] = [family, destinationLength, 0, 0, 0, 0, 0, 0]
+            body.appendRaw(UInt32(0))  // rtm_flags
+            body += attributes
+            var packet: [UInt8] = []
+            packet.appendRaw(CNetlink_NLMSG_LENGTH(UInt32(body.count)))
+            packet.appendRaw(UInt16(RTM_GETROUTE))
+            packet.appendRaw(UInt16(NLM_F_REQUEST) | (dump ? UInt16(NLM_F_DUMP) : 0))
+            packet.appendRaw(sequence)
+            packet.appendRaw(UInt32(0))  // port id: the kernel fills it
+            packet += body
+            guard send(state.descriptor, packet, packet.count, 0) == packet.count else { return [] }
+
+            var answers: [NetlinkMessage] = []
+            var buffer = [UInt8](repeating: 0, count: 32 * 1024)
+            while true {
+                let count = recv(state.descriptor, &buffer, buffer.count, 0)
+                guard count > 0 else { return answers }
+                let (messages, _) = NetlinkMessage.parse(buffer[..<count])
+                for message in messages where message.sequence == sequence {
+                    if message.type == UInt16(NLMSG_DONE) || message.type == UInt16(NLMSG_ERROR) { return answers }
+                    answers.append(message)
+                    if !dump { return answers }
+                }
+            }
+        }
+    }
+}
+
+/// A kernel interface that failed.
+public struct KernelError: Error, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+    public var description: String { "\(call) failed: \(String(cString: strerror(errno)))" }
+}
