@@ -47,8 +47,11 @@ struct ReachdCommand: AsyncParsableCommand {
                 replace: replace, systemBusAddress: systemBusAddress, settle: .milliseconds(settleMs),
                 maximumMonitorsPerClient: maxMonitorsPerClient, maximumMonitors: maxMonitors),
             logger: logger)
+        // The daemon also returns by itself when another instance takes the
+        // name over (--replace): a clean end (exit 0), not a failure.
         let group = ServiceGroup(configuration: .init(
-            services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as ReachabilityDaemonError {

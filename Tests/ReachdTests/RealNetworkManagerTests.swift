@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import Testing
+
+/// reachd against a real NetworkManager managing a veth in network namespaces
+/// of its own (Scripts/harness/nm-netns, design section 5). reachd runs in the
+/// client namespace, so that while NetworkManager is gone its netlink backend
+/// sees that namespace's routes. Needs root.
+@Suite("reachd over a real NetworkManager in a network namespace", .serialized, .timeLimit(.minutes(2)),
+       .enabled(if: geteuid() == 0,
+                "SKIPPED, NOT PASSED: needs root to make network namespaces and run NetworkManager; run the tests as root"))
+struct RealNetworkManagerTests {
+    static let harness = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Scripts/harness/nm-netns").path
+
+    /// The namespaces, their bus and NetworkManager, as `nm-netns up` made them.
+    struct Namespaces {
+        let directory: String
+        let environment: [String: String]
+
+        func value(_ key: String) throws -> String {
+            guard let value = environment[key] else { throw TestFailure("nm-netns wrote no \(key) in \(directory)/env") }
+            return value
+        }
+
+        func run(_ action: String) async throws {
+            try await runToolChecked(RealNetworkManagerTests.harness, [action, directory], timeout: .seconds(60))
+        }
+    }
+
+    @Test("connected → 2 over the veth; carrier down → 0, up → 2; networking off → 0, on → 2; NetworkManager killed → the kernel's routes, back → 2")
+    func followsRealNetworkManager() async throws {
+        // Short: the bus socket's path must fit a sockaddr_un.
+        let directory = "/tmp/rnm-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer {
+            // Always, even after a failed up (it is safe twice): namespaces and processes go.
+            if let down = try? ChildProcess(Self.harness, ["down", directory]) { down.waitBlocking(); down.removeOutput() }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let up = try await runTool(Self.harness, ["--no-dns", "up", directory], timeout: .seconds(60))
+        guard up.succeeded else {
+            let log = (try? String(contentsOfFile: directory + "/nm.log", encoding: .utf8)) ?? ""
+            throw TestFailure("nm-netns up failed (is `ip netns add` allowed here?): \(up.transcript)\nnm.log:\n\(log.suffix(3000))")
+        }
+        let text = try String(contentsOfFile: directory + "/env", encoding: .utf8)
+        var environment: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        let namespaces = Namespaces(directory: directory, environment: environment)
+        let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+        let clientInterface = try namespaces.value("CLIENT_IF")
+
+        // Written by hand from docs/mapping.md. While connected NetworkManager
+        // reports CONNECTED_GLOBAL, Connectivity FULL, Metered GUESS_NO, a
+        // primary 802-3-ethernet connection on the veth with a gateway.
+        let connected = Published(
+            status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
+            statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
+            connectivity: "full", backend: "networkmanager")
+        // DISCONNECTED (carrier lost) or ASLEEP (networking off), Connectivity NONE, Metered UNKNOWN.
+        let offline = Published(
+            status: 0, flags: 0x0, reachable: false, reachableViaWWAN: false, reachableViaWiFi: false,
+            statusString: "Not Reachable", interfaceType: "none", interface: "", metered: false,
+            connectivity: "none", backend: "networkmanager")
+        // NetworkManager gone: the addresses and the default route via the peer stay on the veth.
+        let kernel = Published(
+            status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
+            statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
+            connectivity: "unknown", backend: "netlink")
+
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: systemBus,
+                                 network: .named(try namespaces.value("CLIENT_NETNS"))) { reachd in
+                func expect(_ expected: Published, within timeout: Duration, after what: String) async throws {
+                    var last = ""
+                    try await eventually(timeout: timeout, pollingEvery: .milliseconds(100),
+                                         "after \(what) reachd publishes \(expected); busctl says\n\(last)\nreachd's stderr:\n\(reachd.standardError)") {
+                        let properties = try await session.publishedProperties()
+                        last = properties.transcript
+                        return properties.standardOutput == expected.busctlLines
+                    }
+                }
+                try await expect(connected, within: .seconds(5), after: "start-up")
+                // NetworkManager acts on a lost carrier after about 6 s.
+                try await namespaces.run("carrier-down")
+                try await expect(offline, within: .seconds(20), after: "carrier-down")
+                try await namespaces.run("carrier-up")
+                try await expect(connected, within: .seconds(20), after: "carrier-up")
+                let nmcli = ["DBUS_SYSTEM_BUS_ADDRESS": systemBus]
+                try await runToolChecked("nmcli", ["networking", "off"], environment: nmcli)
+                try await expect(offline, within: .seconds(10), after: "nmcli networking off")
+                try await runToolChecked("nmcli", ["networking", "on"], environment: nmcli)
+                try await expect(connected, within: .seconds(20), after: "nmcli networking on")
+                try await namespaces.run("kill-nm")
+                try await expect(kernel, within: .seconds(10), after: "NetworkManager was killed")
+                try await namespaces.run("start-nm")
+                try await expect(connected, within: .seconds(20), after: "NetworkManager started again")
+            }
+        }
+    }
+}

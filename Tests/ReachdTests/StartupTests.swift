@@ -1,0 +1,39 @@
+import Testing
+
+/// The first answer after the name appears is already the real one
+/// (design section 1, "Start-up"; section 2: "a client never sees Unknown
+/// because of a start-up race").
+@Suite("reachd's first answer", .timeLimit(.minutes(2)))
+struct StartupTests {
+    @Test("with NetworkManager up, the first Get that succeeds is NetworkManager's answer, never Unknown (10 starts)")
+    func firstAnswerIsNetworkManagers() async throws {
+        let system = try PrivateBus(.system)
+        defer { system.stop() }
+        let networkManager = try await NetworkManagerMock(on: system)
+        defer { networkManager.stop() }
+        // DISCONNECTED: NetworkManager's answer (0) differs from Unknown (-1)
+        // and from the kernel's view in reachd's namespace (2).
+        try await networkManager.setState(20)
+        var attemptsPerRun: [Int] = []
+        for run in 1...10 {
+            try await withPrivateBus { session in
+                let reachd = try ReachdProcess(session: session, systemBus: system.address)
+                defer { reachd.stop() }
+                var first: ToolResult?
+                var attempts = 0
+                try await eventually(timeout: .seconds(10), pollingEvery: .zero, "reachd answers (run \(run)); stderr:\n\(reachd.standardError)") {
+                    attempts += 1
+                    let result = try await session.busctl("get-property", ReachdProcess.busName, ReachdProcess.path,
+                                                          ReachdProcess.interface, "Status", "Backend")
+                    if result.succeeded { first = result }
+                    return result.succeeded
+                }
+                #expect(first?.standardOutput == "i 0\ns \"networkmanager\"\n",
+                        "run \(run), first success after \(attempts) attempts: \(first?.transcript ?? "")")
+                attemptsPerRun.append(attempts)
+            }
+        }
+        // Otherwise the loop never raced reachd's start-up and proved nothing.
+        #expect(attemptsPerRun.contains { $0 > 1 }, "polling began before the name appeared: attempts \(attemptsPerRun)")
+    }
+}

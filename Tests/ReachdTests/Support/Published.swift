@@ -1,0 +1,82 @@
+/// The eleven properties of `io.reachd.Reachability1` as a client reads them.
+/// Tests write these by hand from the design's tables.
+struct Published: Equatable, Sendable, CustomStringConvertible {
+    var status: Int32
+    var flags: UInt32
+    var reachable: Bool
+    var reachableViaWWAN: Bool
+    var reachableViaWiFi: Bool
+    var statusString: String
+    var interfaceType: String
+    var interface: String
+    var metered: Bool
+    var connectivity: String
+    var backend: String
+
+    static let names = [
+        "Status", "Flags", "Reachable", "ReachableViaWWAN", "ReachableViaWiFi", "StatusString",
+        "InterfaceType", "Interface", "Metered", "Connectivity", "Backend",
+    ]
+
+    /// What reachd publishes while it has no source at all.
+    static let unknown = Published(
+        status: -1, flags: 0, reachable: false, reachableViaWWAN: false, reachableViaWiFi: false,
+        statusString: "Unknown", interfaceType: "none", interface: "", metered: false,
+        connectivity: "unknown", backend: "")
+
+    /// Each property as `gdbus` prints it inside a variant: `<2>`, `<uint32 2>`, `<true>`, `<'wifi'>`.
+    var variantTexts: [String: String] {
+        func text(_ value: Bool) -> String { value ? "<true>" : "<false>" }
+        func text(_ value: String) -> String { "<'\(value)'>" }
+        return [
+            "Status": "<\(status)>", "Flags": "<uint32 \(flags)>", "Reachable": text(reachable),
+            "ReachableViaWWAN": text(reachableViaWWAN), "ReachableViaWiFi": text(reachableViaWiFi),
+            "StatusString": text(statusString), "InterfaceType": text(interfaceType), "Interface": text(interface),
+            "Metered": text(metered), "Connectivity": text(connectivity), "Backend": text(backend),
+        ]
+    }
+
+    /// `busctl get-property` of all eleven, one `TYPE VALUE` line each, in `names` order.
+    var busctlLines: String {
+        func text(_ value: Bool) -> String { "b \(value)" }
+        func text(_ value: String) -> String { "s \"\(value)\"" }
+        return [
+            "i \(status)", "u \(flags)", text(reachable), text(reachableViaWWAN), text(reachableViaWiFi),
+            text(statusString), text(interfaceType), text(interface), text(metered), text(connectivity), text(backend),
+        ].joined(separator: "\n") + "\n"
+    }
+
+    /// The signals a client must see when the published values go from `old` to
+    /// `self`: one PropertiesChanged naming exactly the properties that differ
+    /// (none if nothing does), then ReachabilityChanged if (Status, Flags) differs.
+    func signals(after old: Published) -> [ReachdSignal] {
+        let new = variantTexts, previous = old.variantTexts
+        let changed = new.filter { previous[$0.key] != $0.value }
+        var result: [ReachdSignal] = []
+        if !changed.isEmpty { result.append(.propertiesChanged(changed)) }
+        if status != old.status || flags != old.flags {
+            result.append(.reachabilityChanged("(\(status), uint32 \(flags))"))
+        }
+        return result
+    }
+
+    var description: String {
+        "Status \(status), Flags 0x\(String(flags, radix: 16)), Reachable \(reachable), WWAN \(reachableViaWWAN), "
+            + "WiFi \(reachableViaWiFi), \"\(statusString)\", \(interfaceType) \"\(interface)\", Metered \(metered), "
+            + "Connectivity \(connectivity), Backend \"\(backend)\""
+    }
+}
+
+extension PrivateBus {
+    /// Reads all eleven properties with one `busctl get-property`, as a user would.
+    func publishedProperties() async throws -> ToolResult {
+        try await runTool("busctl", ["--address=\(address)", "get-property", ReachdProcess.busName, ReachdProcess.path,
+                                     ReachdProcess.interface] + Published.names)
+    }
+
+    /// `gdbus call … GetStatus`: `(STATUS, uint32 FLAGS)`.
+    func getStatus() async throws -> ToolResult {
+        try await gdbus("call", "--dest", ReachdProcess.busName, "--object-path", ReachdProcess.path,
+                        "--method", ReachdProcess.interface + ".GetStatus")
+    }
+}
