@@ -66,6 +66,7 @@ let package = Package(
         // End to end: the reachd executable on private buses, against
         // python-dbusmock's NetworkManager and the real one in a namespace.
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd"]),
+        .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl"]),
         .testTarget(
             name: "ReachabilityCoreTests",

@@ -32,7 +32,8 @@ public struct NetworkManagerBackend: Sendable {
         var owner = try await bus.nameOwner(of: NetworkManagerNames.bus)
         var cache = NetworkManagerPropertyCache()
         if owner != nil { cache = await synchronize() }
-        var last: NetworkManagerSnapshot? = owner == nil ? nil : cache.snapshot
+        var last: NetworkManagerSnapshot? = owner == nil || !cache.isReady ? nil : cache.snapshot
+        if owner != nil, last == nil { logger.info("NetworkManager is still starting up; following the kernel until it is done") }
         await report(last)
 
         for await signal in signals {
@@ -42,10 +43,20 @@ public struct NetworkManagerBackend: Sendable {
                 logger.info("NetworkManager \(owner == nil ? "left the bus" : "is on the bus as \(owner!)")")
                 cache = owner == nil ? NetworkManagerPropertyCache() : await synchronize()
             } else {
-                guard let owner, signal.sender == owner, cache.apply(signal) else { continue }
-                await fetchMissing(into: &cache)
+                guard let owner, signal.sender == owner else { continue }
+                if cache.knowsManager {
+                    guard cache.apply(signal) else { continue }
+                    await fetchMissing(into: &cache)
+                } else {
+                    // NetworkManager claims its name before it exports its objects
+                    // (the first GetAll answers UnknownMethod): ask again once it speaks.
+                    cache = await synchronize()
+                }
             }
-            let snapshot: NetworkManagerSnapshot? = owner == nil ? nil : cache.snapshot
+            // Until NetworkManager has been read and its Startup is over (State is
+            // 20 for a moment on a machine that stays connected), the kernel's
+            // view is the truer one.
+            let snapshot: NetworkManagerSnapshot? = owner == nil || !cache.isReady ? nil : cache.snapshot
             if snapshot != last {
                 last = snapshot
                 await report(snapshot)

@@ -45,6 +45,19 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         }
     }
 
+    /// Whether the manager answered `GetAll` (NetworkManager owns its name a
+    /// moment before it exports the manager object).
+    var knowsManager: Bool {
+        !(objects[NetworkManagerNames.managerPath] ?? [:]).isEmpty
+    }
+
+    /// Whether NetworkManager's word counts yet: the manager is known and its
+    /// `Startup` is over (until it has tried every connection it activates at
+    /// start, its State means little).
+    var isReady: Bool {
+        knowsManager && objects[NetworkManagerNames.managerPath]?["Startup"] != .boolean(true)
+    }
+
     /// Objects the snapshot needs that we have not fetched yet, with the
     /// interface to fetch for each.
     var missingObjects: [(path: ObjectPath, interface: InterfaceName)] {

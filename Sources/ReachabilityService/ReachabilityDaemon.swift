@@ -193,7 +193,7 @@ public struct ReachabilityDaemon: Service {
         let backend = NetworkManagerBackend(bus: system, logger: logger)
         do {
             try await backend.run { snapshot in
-                if snapshot == nil { logger.notice("NetworkManager is not on the system bus; following the kernel's routes") }
+                if snapshot == nil { logger.notice("no word from NetworkManager (absent or still starting); following the kernel's routes") }
                 sink.yield(.networkManager(snapshot))
             }
         } catch {

@@ -41,7 +41,10 @@ public actor NetlinkChangeMonitor {
         continuation.onTermination = { [weak self] _ in
             Task { await self?.stop() }
         }
-        loop.watch(descriptor, events: EventLoop.readable) { [unowned self] _ in
+        // Strong on purpose: the loop's handler is what keeps this monitor alive
+        // while its stream is consumed (callers keep only the stream); stop(),
+        // run when the stream ends, unwatches and so breaks the cycle.
+        loop.watch(descriptor, events: EventLoop.readable) { [self] _ in
             self.assumeIsolated { $0.drain() }
         }
         return stream
