@@ -1,0 +1,63 @@
+import DBus
+
+/// Why a call to reachd failed, by the D-Bus error name the bus or the service answered with.
+///
+/// ```swift
+/// do {
+///     _ = try await NetworkReachabilityManager.checkHost("bad..name")
+/// } catch let error as ReachabilityError where error.name == ReachabilityError.invalidHost {
+///     print("not a host name:", error.message)
+/// }
+/// ```
+public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The D-Bus error name, e.g. `io.reachd.Reachability1.Error.InvalidHost`.
+    public var name: String
+    /// The sentence that came with it.
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    public var description: String { "\(name): \(message)" }
+
+    /// The host is neither a DNS name nor an IP address literal.
+    public static let invalidHost = "io.reachd.Reachability1.Error.InvalidHost"
+    /// The service's per-connection or global cap on host monitors is reached.
+    public static let limitExceeded = "io.reachd.Reachability1.Error.LimitExceeded"
+    /// The service does not offer this (an older reachd), or there is no session bus.
+    public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    /// reachd is not running and D-Bus cannot start it (no activation file installed).
+    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    /// The name has no owner (the service left while the call was made).
+    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+    /// The connection to the session bus failed or was lost.
+    public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
+    /// No answer in time.
+    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
+
+    /// True when the failure means "reachd cannot be reached", as opposed to the service
+    /// refusing the request: the bus is missing, the service is not there and cannot be
+    /// activated, or it did not answer.
+    public var isServiceUnavailable: Bool {
+        [Self.serviceUnknown, Self.nameHasNoOwner, Self.disconnected, Self.noReply,
+         "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer",
+         "org.freedesktop.DBus.Error.TimedOut"].contains(name)
+            || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+            || (name == Self.notSupported && message.hasPrefix("no session bus"))
+    }
+
+    init(_ error: any Error) {
+        switch error {
+        case let error as ReachabilityError:
+            self = error
+        case let error as DBusError:
+            self.init(name: error.name.rawValue, message: error.message)
+        case is CancellationError:
+            self.init(name: "org.freedesktop.DBus.Error.Failed", message: "the call was cancelled")
+        default:
+            self.init(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import DBus
+
+/// What the service says about one path at one moment: the values an `updates` stream carries.
+///
+/// For the default route (`NetworkReachabilityManager()`), these are the properties of
+/// `io.reachd.Reachability1`. A host manager's monitor publishes no `Metered`, `Connectivity`
+/// or `Backend`: there they stay `false`, `.unknown` and `nil`.
+///
+/// ```swift
+/// for await update in NetworkReachabilityManager.shared.updates {
+///     print(update.status, update.flags, update.interfaceType, update.isMetered)
+/// }
+/// ```
+public struct ReachabilityUpdate: Sendable, Hashable {
+    /// `Status`: AFNetworking's status.
+    public var status: NetworkReachabilityStatus
+    /// `Flags`: `SCNetworkReachabilityFlags`.
+    public var flags: ReachabilityFlags
+    /// `InterfaceType`: the medium of the path (`.none` when not reachable).
+    public var interfaceType: InterfaceType
+    /// `Interface`: the kernel's name of the interface, `""` when none.
+    public var interface: String
+    /// `Metered`: NetworkManager says the connection costs by volume (or, without it, it is WWAN).
+    public var isMetered: Bool
+    /// `Connectivity`: NetworkManager's connectivity check.
+    public var connectivity: Connectivity
+    /// `Backend`: the service's live source; `nil` when it has none or the service is not there.
+    public var backend: Backend?
+
+    public init(
+        status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
+        interface: String = "", isMetered: Bool = false, connectivity: Connectivity = .unknown,
+        backend: Backend? = nil
+    ) {
+        self.status = status
+        self.flags = flags
+        self.interfaceType = interfaceType
+        self.interface = interface
+        self.isMetered = isMetered
+        self.connectivity = connectivity
+        self.backend = backend
+    }
+
+    /// What the client reports while it cannot hear the service: Status -1, Flags 0.
+    public static let unknown = ReachabilityUpdate(status: .unknown)
+
+    /// Reachable over any medium.
+    public var isReachable: Bool { status.isReachable }
+    /// Reachable over a cellular modem.
+    public var isReachableViaWWAN: Bool { status.isReachableViaWWAN }
+    /// Reachable, not over a cellular modem (AFNetworking's "WiFi").
+    public var isReachableViaWiFi: Bool { status.isReachableViaWiFi }
+}
+
+extension ReachabilityUpdate {
+    /// Applies properties as `GetAll` or `PropertiesChanged` carry them; unknown names and
+    /// values of the wrong type are ignored, so a newer service with more properties still works.
+    mutating func apply(_ properties: [String: DBusValue]) {
+        for (name, value) in properties {
+            switch (name, value.unwrappingVariant) {
+            case ("Status", .int32(let raw)):
+                status = NetworkReachabilityStatus(rawValue: raw) ?? .unknown
+            case ("Flags", .uint32(let raw)):
+                flags = ReachabilityFlags(rawValue: raw)
+            case ("InterfaceType", .string(let text)):
+                interfaceType = InterfaceType(rawValue: text) ?? .other
+            case ("Interface", .string(let text)):
+                interface = text
+            case ("Metered", .boolean(let metered)):
+                isMetered = metered
+            case ("Connectivity", .string(let text)):
+                connectivity = Connectivity(rawValue: text) ?? .unknown
+            case ("Backend", .string(let text)):
+                backend = Backend(rawValue: text)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The `a{sv}` of a `GetAll` reply or a `PropertiesChanged` signal as a dictionary.
+    static func properties(in value: DBusValue) -> [String: DBusValue] {
+        guard case .dictionary(_, _, let entries) = value else { return [:] }
+        var properties: [String: DBusValue] = [:]
+        for entry in entries {
+            if let name = entry.key.stringValue { properties[name] = entry.value }
+        }
+        return properties
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Reachability
+
+/// How reachctl prints: human lines with the localized status and the flag names, or JSON.
+enum Output {
+    /// One line on standard output, written at once (not left in a buffer), so a reader of
+    /// `watch` sees each change as it happens.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(("reachctl: " + text + "\n").utf8))
+    }
+
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    static func localized(_ status: NetworkReachabilityStatus) -> String {
+        status.localizedString(environment: environment)
+    }
+
+    /// `status`: the localized status, then one fact per line.
+    static func block(_ update: ReachabilityUpdate) -> String {
+        """
+        \(localized(update.status))
+          flags:        \(update.flags)
+          interface:    \(interfaceText(update))
+          metered:      \(update.isMetered ? "yes" : "no")
+          connectivity: \(update.connectivity.rawValue)
+          backend:      \(update.backend?.rawValue ?? "none")
+        """
+    }
+
+    /// `watch`, `host --watch`: one line per change.
+    static func line(_ update: ReachabilityUpdate, host: String?) -> String {
+        var text = host.map { "\($0): " } ?? ""
+        text += "\(localized(update.status))  flags: \(update.flags)  interface: \(interfaceText(update))"
+        if host == nil { text += "  metered: \(update.isMetered ? "yes" : "no")" }
+        return text
+    }
+
+    /// `host`: the one-shot answer of `CheckHost`.
+    static func line(host: String, status: NetworkReachabilityStatus, flags: ReachabilityFlags) -> String {
+        "\(host): \(localized(status))  flags: \(flags)"
+    }
+
+    private static func interfaceText(_ update: ReachabilityUpdate) -> String {
+        update.interface.isEmpty ? update.interfaceType.rawValue : "\(update.interface) (\(update.interfaceType.rawValue))"
+    }
+
+    static func json(_ report: Report) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a struct of strings, numbers and booleans cannot fail.
+        let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The JSON form, one object per line; keys follow the D-Bus property names in lower camel case.
+/// Facts the source does not publish (a host's metered state, `CheckHost`'s interface) are left out.
+struct Report: Encodable {
+    var host: String?
+    var status: Int32
+    var statusString: String
+    var localizedStatusString: String
+    var flags: UInt32
+    var flagNames: [String]
+    var reachable: Bool
+    var reachableViaWWAN: Bool
+    var reachableViaWiFi: Bool
+    var interfaceType: String?
+    var interface: String?
+    var metered: Bool?
+    var connectivity: String?
+    var backend: String?
+
+    init(status: NetworkReachabilityStatus, flags: ReachabilityFlags, host: String? = nil) {
+        self.host = host
+        self.status = status.rawValue
+        statusString = status.string
+        localizedStatusString = Output.localized(status)
+        self.flags = flags.rawValue
+        flagNames = flags.names
+        reachable = status.isReachable
+        reachableViaWWAN = status.isReachableViaWWAN
+        reachableViaWiFi = status.isReachableViaWiFi
+    }
+
+    init(_ update: ReachabilityUpdate, host: String? = nil) {
+        self.init(status: update.status, flags: update.flags, host: host)
+        interfaceType = update.interfaceType.rawValue
+        interface = update.interface
+        if host == nil {
+            metered = update.isMetered
+            connectivity = update.connectivity.rawValue
+            backend = update.backend?.rawValue ?? ""
+        }
+    }
+}

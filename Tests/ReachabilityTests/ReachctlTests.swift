@@ -1,0 +1,180 @@
+import Foundation
+import Reachability
+import Testing
+
+/// `reachctl` as people and scripts use it, against the real reachd.
+@Suite("reachctl", .timeLimit(.minutes(2)))
+struct ReachctlTests {
+    /// The environment with the locale pinned, so the host's own locale cannot change the output.
+    static let english = ["LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"]
+
+    @Test("status --json parses and matches what busctl reads from reachd", arguments: [false, true])
+    func statusJSONMatchesBusctl(onWWAN: Bool) async throws {
+        try await withWorld { world in
+            if onWWAN {
+                try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
+                try await world.networkManager.set("Metered", "u", "1")
+                try await world.waitForServiceStatus(.reachableViaWWAN)
+            }
+            let result = try await world.reachctl("status", "--json", environment: Self.english)
+            #expect(result.succeeded, "\(result.transcript)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+                "\(result.transcript)")
+
+            func busctl(_ property: String) async throws -> String {
+                let printed = try await world.serviceProperty(property)   // e.g. `s "wifi"`
+                var value = String(printed.drop { $0 != " " }.dropFirst())
+                if printed.hasPrefix("s ") { value = String(value.dropFirst().dropLast()) }
+                return value
+            }
+            #expect("\(object["status"] ?? "")" == (try await busctl("Status")))
+            #expect("\(object["flags"] ?? "")" == (try await busctl("Flags")))
+            #expect(object["statusString"] as? String == (try await busctl("StatusString")))
+            #expect(object["interfaceType"] as? String == (try await busctl("InterfaceType")))
+            #expect(object["interface"] as? String == (try await busctl("Interface")))
+            #expect(object["connectivity"] as? String == (try await busctl("Connectivity")))
+            #expect(object["backend"] as? String == (try await busctl("Backend")))
+            for (key, property) in [("reachable", "Reachable"), ("reachableViaWWAN", "ReachableViaWWAN"),
+                                    ("reachableViaWiFi", "ReachableViaWiFi"), ("metered", "Metered")] {
+                #expect((object[key] as? Bool).map { "\($0)" } == (try await busctl(property)), "\(key)")
+            }
+            let flags = ReachabilityFlags(rawValue: UInt32(try await busctl("Flags")) ?? 0)
+            #expect(object["flagNames"] as? [String] == flags.names)
+            #expect(flags.contains(.isWWAN) == onWWAN)
+        }
+    }
+
+    @Test("status prints the status and the flags by name")
+    func statusHumanOutput() async throws {
+        try await withWorld { world in
+            try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
+            try await world.waitForServiceStatus(.reachableViaWWAN)
+            let result = try await world.reachctl("status", environment: Self.english)
+            #expect(result.succeeded, "\(result.transcript)")
+            let lines = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(lines.first == "Reachable via WWAN")
+            #expect(lines.contains("flags:        Reachable|IsWWAN"))
+        }
+    }
+
+    @Test("watch prints the current status, then exactly one line per change, each at once")
+    func watchPrintsOneLinePerChange() async throws {
+        try await withWorld { world in
+            let watch = try world.backgroundReachctl("watch", environment: Self.english)
+            defer { watch.stop() }
+            let json = try world.backgroundReachctl("watch", "--json", environment: Self.english)
+            defer { json.stop() }
+            try await eventually("watch printed the current status: \(watch.output)") { watch.lines.count == 1 && json.lines.count == 1 }
+            #expect(watch.lines[0].hasPrefix("Reachable via WiFi  flags: Reachable"))
+
+            try await world.networkManager.setState(20)
+            try await eventually("watch printed the change: \(watch.output)") { watch.lines.count == 2 && json.lines.count == 2 }
+            #expect(watch.lines[1].hasPrefix("Not Reachable  flags: 0"))
+
+            try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
+            try await world.networkManager.setState(70)
+            try await eventually("watch printed the change: \(watch.output)") { watch.lines.count == 3 && json.lines.count == 3 }
+            #expect(watch.lines[2].hasPrefix("Reachable via WWAN  flags: Reachable|IsWWAN"))
+
+            // Nothing more without a change.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(watch.lines.count == 3, "\(watch.output)")
+            #expect(!watch.hasExited)
+            let statuses = try json.lines.map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["status"] as? Int
+            }
+            #expect(statuses == [2, 0, 1])
+        }
+    }
+
+    @Test("wait exits 0 once NetworkManager goes online")
+    func waitExitsZeroWhenOnline() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(20)
+            try await world.waitForServiceStatus(.notReachable)
+            let wait = try world.backgroundReachctl("wait", "--timeout", "30")
+            defer { wait.stop() }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!wait.hasExited, "wait returned while offline: \(wait.output)")
+            try await world.networkManager.setState(70)
+            let status = try await wait.child.exit(timeout: .seconds(15))
+            #expect(status == 0, "\(wait.output)")
+        }
+    }
+
+    @Test("wait exits 1 on timeout while offline; --timeout 0 checks once")
+    func waitTimesOut() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(20)
+            try await world.waitForServiceStatus(.notReachable)
+            let started = ContinuousClock.now
+            let timedOut = try await world.reachctl("wait", "--timeout", "1", environment: Self.english)
+            #expect(timedOut.status == 1, "\(timedOut.transcript)")
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            #expect(timedOut.standardError.contains("not reachable"))
+            #expect(try await world.reachctl("wait", "--timeout", "0").status == 1)
+            try await world.networkManager.setState(70)
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            #expect(try await world.reachctl("wait", "--timeout", "0").status == 0)
+        }
+    }
+
+    @Test("without reachd and without activation, status exits 3 and says why")
+    func statusWithoutService() async throws {
+        try await withWorld(.absent) { world in
+            let result = try await world.reachctl("status")
+            #expect(result.status == 3, "\(result.transcript)")
+            #expect(result.standardError.contains("org.freedesktop.DBus.Error.ServiceUnknown"))
+        }
+    }
+
+    @Test("every subcommand has --help, and the exit statuses are in it")
+    func helpDocumentsExitStatuses() async throws {
+        for subcommand in [[], ["status"], ["watch"], ["host"], ["wait"]] {
+            let result = try await runTool(Executables.reachctl, subcommand + ["--help"])
+            #expect(result.succeeded, "\(result.transcript)")
+            #expect(result.standardOutput.contains("EXIT STATUS"), "\(subcommand)")
+            #expect(result.standardOutput.contains("3   reachd unavailable"), "\(subcommand)")
+        }
+        #expect(try await runTool(Executables.reachctl, ["wait", "--timeout", "-1"]).status == 64)
+    }
+}
+
+/// Status strings in the locale's language.
+@Suite("Localized status strings", .timeLimit(.minutes(2)))
+struct LocalizationTests {
+    static let chinese = ["LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"]
+
+    @Test("LANG=zh_CN.UTF-8 gives Simplified Chinese in reachctl's text and JSON")
+    func simplifiedChinese() async throws {
+        try await withWorld { world in
+            let status = try await world.reachctl("status", environment: Self.chinese)
+            #expect(status.standardOutput.hasPrefix("通过 WiFi 连接\n"), "\(status.transcript)")
+            let json = try await world.reachctl("status", "--json", environment: Self.chinese)
+            let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+            #expect(object?["localizedStatusString"] as? String == "通过 WiFi 连接")
+            // AFNetworking's English string stays as the service publishes it.
+            #expect(object?["statusString"] as? String == "Reachable via WiFi")
+
+            try await world.networkManager.setState(20)
+            try await world.waitForServiceStatus(.notReachable)
+            let offline = try await world.reachctl("status", environment: Self.chinese)
+            #expect(offline.standardOutput.hasPrefix("无法连接网络\n"), "\(offline.transcript)")
+            let english = try await world.reachctl("status", environment: ["LC_ALL": "C", "LANG": "zh_CN.UTF-8"])
+            #expect(english.standardOutput.hasPrefix("Not Reachable\n"), "\(english.transcript)")
+        }
+    }
+
+    @Test("the manager's localizedNetworkReachabilityStatusString follows the process's locale")
+    func managerLocalizedString() async throws {
+        try await withWorld { world in
+            let manager = world.manager()
+            var updates = manager.updates.makeAsyncIterator()
+            _ = await updates.next()
+            #expect(manager.localizedNetworkReachabilityStatusString
+                == NetworkReachabilityStatus.reachableViaWiFi.localizedString(environment: ProcessInfo.processInfo.environment))
+        }
+    }
+}

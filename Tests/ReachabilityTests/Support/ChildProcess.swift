@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+
+/// A child process started with `posix_spawn`, its output going to files
+/// (as in Tests/DBusTests/Support, plus variables to remove from the environment).
+///
+/// Foundation's `Process.waitUntilExit` was seen to hang here after the child
+/// had exited, so tests use this small wrapper around `waitpid` instead.
+final class ChildProcess: @unchecked Sendable {
+    // Safe because: `exitStatus` is written only by `poll`/`stop` under `lock`;
+    // the other stored properties are constants.
+    let pid: pid_t
+    let outputPath: String
+    let errorPath: String
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    /// `DBUS_FATAL_WARNINGS` is meant for our own process: a dbus-daemon that
+    /// inherits it aborts on harmless warnings under load, so it is removed
+    /// unless `keepFatalWarnings` is set (for reachd itself).
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        removing: [String] = [], keepFatalWarnings: Bool = false
+    ) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        outputPath = base + ".out"
+        errorPath = base + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Concurrency threads block most signals and a spawned child inherits
+        // that mask; without resetting it the child would ignore SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        for key in removing { env[key] = nil }
+        if !keepFatalWarnings { env["DBUS_FATAL_WARNINGS"] = nil }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child = pid_t()
+        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw TestFailure("posix_spawn \(path) failed: \(String(cString: strerror(result)))") }
+        pid = child
+    }
+
+    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// The exit status once the child has exited (128 + signal when killed), else nil.
+    func poll() -> Int32? {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            exitStatus = code
+            return code
+        }
+    }
+
+    /// Waits for the child to exit without blocking a concurrency thread.
+    func exit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let code = poll() { return code }
+            guard ContinuousClock.now < deadline else {
+                stop(SIGKILL)
+                throw TestFailure("child \(pid) did not exit in time\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Sends `signal` and reaps the child (blocking; for teardown).
+    func stop(_ signal: Int32 = SIGTERM) {
+        lock.withLock {
+            guard exitStatus == nil else { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return
+            }
+            kill(pid, signal)
+            _ = waitpid(pid, &status, 0)
+            exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+    }
+
+    func removeOutput() {
+        unlink(outputPath)
+        unlink(errorPath)
+    }
+
+    deinit {
+        stop(SIGKILL)
+        removeOutput()
+    }
+}
