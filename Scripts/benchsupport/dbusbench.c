@@ -1,0 +1,323 @@
+/*
+ * dbusbench: measuring fixtures for Scripts/bench and Scripts/reliability.
+ * Not product code. Plain libdbus, blocking calls, one connection per process.
+ *
+ *   serve ADDR NAME                      minimal service: answers every method call at once with (i 2, u 2)
+ *   calls ADDR DEST PATH IFACE MEMBER CLIENTS N
+ *                                        CLIENTS forked processes, each N blocking calls (no args);
+ *                                        prints "calls=… seconds=… per_second=… errors=…"
+ *   latency SYSADDR SESSADDR N           toggles NetworkManager's Connectivity full<->portal N times with
+ *                                        Properties.Set; stamps (CLOCK_MONOTONIC) NM's PropertiesChanged on
+ *                                        the system bus and reachd's ReachabilityChanged on the session bus;
+ *                                        prints one line per change: "direct_us reachd_us" from the send
+ *   hold ADDR N PREFIX                   one connection makes N monitors (ManagerForAddress PREFIX.x.y), prints
+ *                                        "ready N" and keeps the connection (reading its signals) until killed
+ *   fuzz ADDR N SEED                     N malformed/random calls to reachd, each must be answered; prints counts
+ *   start ADDR NAME RUNS -- PROGRAM ARGS…  runs PROGRAM RUNS times: exec → NAME owned → first GetStatus reply;
+ *                                        prints milliseconds per run
+ */
+#define _GNU_SOURCE
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RD_NAME "io.reachd.Reachability1"
+#define RD_PATH "/io/reachd/Reachability1"
+#define NM_NAME "org.freedesktop.NetworkManager"
+#define NM_PATH "/org/freedesktop/NetworkManager"
+#define PROPS "org.freedesktop.DBus.Properties"
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void die(const char *what, DBusError *e) {
+    fprintf(stderr, "dbusbench: %s: %s\n", what, e && dbus_error_is_set(e) ? e->message : "failed");
+    exit(1);
+}
+
+/* A private connection that has said Hello; never exits the process on disconnect. */
+static DBusConnection *connect_bus(const char *addr) {
+    DBusError e;
+    dbus_error_init(&e);
+    DBusConnection *c = dbus_connection_open_private(addr, &e);
+    if (!c) die("connect", &e);
+    if (!dbus_bus_register(c, &e)) die("hello", &e);
+    dbus_connection_set_exit_on_disconnect(c, FALSE);
+    return c;
+}
+
+/* ---- serve: the section 6 baseline, the cheapest correct answer a bus service can give ---- */
+static int serve(const char *addr, const char *name) {
+    DBusConnection *c = connect_bus(addr);
+    DBusError e;
+    dbus_error_init(&e);
+    if (dbus_bus_request_name(c, name, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER)
+        die("request name", &e);
+    dbus_int32_t status = 2;
+    dbus_uint32_t flags = 2;
+    while (dbus_connection_read_write(c, -1)) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(c))) {
+            if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_CALL && !dbus_message_get_no_reply(m)) {
+                DBusMessage *r = dbus_message_new_method_return(m);
+                dbus_message_append_args(r, DBUS_TYPE_INT32, &status, DBUS_TYPE_UINT32, &flags, DBUS_TYPE_INVALID);
+                dbus_connection_send(c, r, NULL);
+                dbus_message_unref(r);
+            }
+            dbus_message_unref(m);
+        }
+        dbus_connection_flush(c); /* read_write(-1) would otherwise poll for input before writing the replies */
+    }
+    return 0;
+}
+
+/* ---- calls: every client connects first, then all start together (a pipe is the barrier) ---- */
+static int calls(char **a, int clients, long n) {
+    int go[2], done[2];
+    if (pipe(go) || pipe(done)) return 1;
+    for (int i = 0; i < clients; i++) {
+        if (fork() == 0) {
+            close(go[1]);
+            DBusConnection *c = connect_bus(a[0]);
+            char ch;
+            if (write(done[1], "r", 1) != 1 || read(go[0], &ch, 1) < 0) _exit(1);
+            long errors = 0;
+            for (long k = 0; k < n; k++) {
+                DBusMessage *m = dbus_message_new_method_call(a[1], a[2], a[3], a[4]);
+                DBusError e;
+                dbus_error_init(&e);
+                DBusMessage *r = dbus_connection_send_with_reply_and_block(c, m, 25000, &e);
+                dbus_message_unref(m);
+                if (r) dbus_message_unref(r);
+                else {
+                    if (errors++ == 0) fprintf(stderr, "dbusbench: call failed: %s\n", e.message);
+                    dbus_error_free(&e);
+                }
+            }
+            _exit(errors > 255 ? 255 : (int)errors);
+        }
+    }
+    close(go[0]);
+    char ch;
+    for (int i = 0; i < clients; i++)
+        if (read(done[0], &ch, 1) != 1) return 1;
+    double t0 = now_us();
+    close(go[1]); /* EOF releases every client at once */
+    long errors = 0;
+    int st;
+    while (wait(&st) > 0) errors += WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+    double s = (now_us() - t0) / 1e6;
+    printf("calls=%ld seconds=%.4f per_second=%.0f errors=%ld\n", clients * n, s, clients * n / s, errors);
+    return errors ? 1 : 0;
+}
+
+/* ---- latency ---- */
+static void add_match(DBusConnection *c, const char *rule) {
+    DBusError e;
+    dbus_error_init(&e);
+    dbus_bus_add_match(c, rule, &e);
+    if (dbus_error_is_set(&e)) die("add match", &e);
+}
+
+/* Reads whatever is waiting on c; returns 1 if a message matching iface/member arrived. */
+static int drain(DBusConnection *c, const char *iface, const char *member) {
+    int seen = 0;
+    dbus_connection_read_write(c, 0);
+    DBusMessage *m;
+    while ((m = dbus_connection_pop_message(c))) {
+        if (dbus_message_is_signal(m, iface, member)) seen = 1;
+        dbus_message_unref(m);
+    }
+    return seen;
+}
+
+static int latency(const char *sys, const char *sess, int n) {
+    DBusConnection *direct = connect_bus(sys), *setter = connect_bus(sys), *reachd = connect_bus(sess);
+    add_match(direct, "type='signal',sender='" NM_NAME "',path='" NM_PATH "',interface='" PROPS "',member='PropertiesChanged'");
+    add_match(reachd, "type='signal',sender='" RD_NAME "',path='" RD_PATH "',interface='" RD_NAME "',member='ReachabilityChanged'");
+    int fds[3];
+    dbus_connection_get_unix_fd(direct, &fds[0]);
+    dbus_connection_get_unix_fd(reachd, &fds[1]);
+    dbus_connection_get_unix_fd(setter, &fds[2]);
+    int missed = 0;
+    for (int i = 0; i < n; i++) {
+        dbus_uint32_t value = (i % 2 == 0) ? 2 : 4; /* NM_CONNECTIVITY_PORTAL : FULL */
+        DBusMessage *m = dbus_message_new_method_call(NM_NAME, NM_PATH, PROPS, "Set");
+        const char *iface = NM_NAME, *prop = "Connectivity";
+        DBusMessageIter it, v;
+        dbus_message_iter_init_append(m, &it);
+        dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &iface);
+        dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &prop);
+        dbus_message_iter_open_container(&it, DBUS_TYPE_VARIANT, "u", &v);
+        dbus_message_iter_append_basic(&v, DBUS_TYPE_UINT32, &value);
+        dbus_message_iter_close_container(&it, &v);
+        dbus_connection_send(setter, m, NULL);
+        dbus_message_unref(m);
+        dbus_connection_flush(setter);
+        double t0 = now_us(), td = -1, tr = -1;
+        while (td < 0 || tr < 0) {
+            struct pollfd p[3] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0}};
+            int left = 2000 - (int)((now_us() - t0) / 1000);
+            if (left <= 0 || poll(p, 3, left) <= 0) break;
+            if (td < 0 && drain(direct, PROPS, "PropertiesChanged")) td = now_us();
+            if (tr < 0 && drain(reachd, RD_NAME, "ReachabilityChanged")) tr = now_us();
+            drain(setter, "", ""); /* the Set reply */
+        }
+        if (td < 0 || tr < 0) { missed++; continue; }
+        printf("%.1f %.1f\n", td - t0, tr - t0);
+        usleep(2000); /* let both hops go quiet before the next change */
+    }
+    fprintf(stderr, "dbusbench: latency: %d of %d changes missed\n", missed, n);
+    return missed ? 1 : 0;
+}
+
+/* ---- hold: pipelined ManagerForAddress calls, then keep the connection ---- */
+static int hold(const char *addr, int n, const char *prefix) {
+    DBusConnection *c = connect_bus(addr);
+    DBusPendingCall **pending = calloc(n, sizeof *pending);
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        char host[64];
+        snprintf(host, sizeof host, "%s.%d.%d", prefix, (i / 250) % 250 + 1, i % 250 + 1);
+        const char *h = host;
+        DBusMessage *m = dbus_message_new_method_call(RD_NAME, RD_PATH, RD_NAME, "ManagerForAddress");
+        dbus_message_append_args(m, DBUS_TYPE_STRING, &h, DBUS_TYPE_INVALID);
+        dbus_connection_send_with_reply(c, m, &pending[i], 60000);
+        dbus_message_unref(m);
+        if (i % 64 == 63 || i == n - 1) /* keep a window of 64 in flight: the bus caps outstanding calls */
+            for (int k = i - (i % 64); k <= i; k++) {
+                dbus_pending_call_block(pending[k]);
+                DBusMessage *r = dbus_pending_call_steal_reply(pending[k]);
+                if (r && dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN) ok++;
+                else if (r && ok == k) fprintf(stderr, "dbusbench: hold: %s\n", dbus_message_get_error_name(r));
+                if (r) dbus_message_unref(r);
+                dbus_pending_call_unref(pending[k]);
+            }
+    }
+    printf("ready %d\n", ok);
+    fflush(stdout);
+    while (dbus_connection_read_write(c, -1)) drain(c, "", ""); /* until killed */
+    return ok == n ? 0 : 1;
+}
+
+/* ---- fuzz: every call must come back with a reply or an error; none may go unanswered ---- */
+static void random_text(char *buf, size_t len, unsigned *seed) {
+    /* Random bytes made valid UTF-8 (libdbus refuses to send anything else): ASCII, controls, 2- and 3-byte forms. */
+    size_t i = 0;
+    while (i + 3 < len) {
+        unsigned r = rand_r(seed);
+        switch (r % 4) {
+        case 0: buf[i++] = 1 + r % 127; break;
+        case 1: buf[i++] = 0x20 + (r >> 8) % 95; break;
+        case 2: buf[i++] = 0xC2 + (r >> 8) % 30; buf[i++] = 0x80 + (r >> 16) % 64; break;
+        default: buf[i++] = 0xE1 + (r >> 8) % 11; buf[i++] = 0x80 + (r >> 12) % 64; buf[i++] = 0x80 + (r >> 18) % 64;
+        }
+    }
+    buf[i] = 0;
+}
+
+static int fuzz(const char *addr, long n, unsigned seed) {
+    DBusConnection *c = connect_bus(addr);
+    static const char *members[] = {"GetStatus", "ManagerForDomain", "ManagerForAddress", "CheckHost", "Nope", "Release"};
+    static const char *paths[] = {RD_PATH, RD_PATH "/Monitors/1", RD_PATH "/Monitors/999999", "/", "/io/reachd"};
+    static const char *ifaces[] = {RD_NAME, RD_NAME ".Monitor", PROPS, "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer", "x.y.Z", NULL};
+    char *text = malloc(1 << 20);
+    long replies = 0, errors = 0, unanswered = 0;
+    for (long k = 0; k < n; k++) {
+        unsigned r = rand_r(&seed);
+        const char *iface = ifaces[r % 7];
+        const char *member = (r >> 3) % 3 ? members[(r >> 5) % 6] : (const char *[]){"Get", "GetAll", "Set", "Introspect", "Ping"}[(r >> 5) % 5];
+        DBusMessage *m = dbus_message_new_method_call(RD_NAME, paths[(r >> 9) % 5], iface, member);
+        DBusMessageIter it;
+        dbus_message_iter_init_append(m, &it);
+        int args = (r >> 12) % 4;
+        for (int a = 0; a < args; a++) {
+            unsigned t = rand_r(&seed);
+            size_t len = t % 16 == 0 ? 1 + t % (1 << 20) : 1 + t % 300; /* now and then a huge string */
+            random_text(text, len, &seed);
+            const char *s = text;
+            dbus_int32_t i32 = (dbus_int32_t)t;
+            double d = t / 7.0;
+            switch ((t >> 4) % 4) {
+            case 0: case 1: dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &s); break;
+            case 2: dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &i32); break;
+            default: dbus_message_iter_append_basic(&it, DBUS_TYPE_DOUBLE, &d);
+            }
+        }
+        DBusError e;
+        dbus_error_init(&e);
+        DBusMessage *reply = dbus_connection_send_with_reply_and_block(c, m, 10000, &e);
+        dbus_message_unref(m);
+        if (reply) { replies++; dbus_message_unref(reply); }
+        else if (strcmp(e.name, DBUS_ERROR_NO_REPLY) == 0 || strcmp(e.name, DBUS_ERROR_TIMEOUT) == 0 ||
+                 strcmp(e.name, DBUS_ERROR_DISCONNECTED) == 0 || strcmp(e.name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 ||
+                 strcmp(e.name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0) {
+            if (unanswered++ < 5) fprintf(stderr, "dbusbench: fuzz: call %ld (%s.%s) unanswered: %s\n", k, iface ? iface : "-", member, e.name);
+            dbus_error_free(&e);
+        } else { errors++; dbus_error_free(&e); }
+    }
+    printf("calls=%ld replies=%ld errors=%ld unanswered=%ld\n", n, replies, errors, unanswered);
+    return unanswered ? 1 : 0;
+}
+
+/* ---- start: exec → name owned → first GetStatus reply ---- */
+static int start(const char *addr, const char *name, int runs, char **argv) {
+    DBusConnection *c = connect_bus(addr);
+    char rule[256];
+    snprintf(rule, sizeof rule, "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'", name);
+    add_match(c, rule);
+    for (int i = 0; i < runs; i++) {
+        double t0 = now_us();
+        pid_t pid = fork();
+        if (pid == 0) { execvp(argv[0], argv); _exit(127); }
+        int owned = 0;
+        while (!owned && now_us() - t0 < 10e6) {
+            dbus_connection_read_write(c, 100);
+            DBusMessage *m;
+            while ((m = dbus_connection_pop_message(c))) {
+                const char *nm, *old, *new;
+                if (dbus_message_is_signal(m, "org.freedesktop.DBus", "NameOwnerChanged") &&
+                    dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &nm, DBUS_TYPE_STRING, &old, DBUS_TYPE_STRING, &new, DBUS_TYPE_INVALID) && *new)
+                    owned = 1;
+                dbus_message_unref(m);
+            }
+        }
+        DBusMessage *m = dbus_message_new_method_call(name, RD_PATH, RD_NAME, "GetStatus");
+        DBusMessage *r = owned ? dbus_connection_send_with_reply_and_block(c, m, 5000, NULL) : NULL;
+        double t1 = now_us();
+        dbus_message_unref(m);
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+        if (!r) { fprintf(stderr, "dbusbench: start: run %d got no answer\n", i); return 1; }
+        dbus_message_unref(r);
+        printf("%.2f\n", (t1 - t0) / 1000);
+        fflush(stdout);
+        /* wait for the name to go so the next run starts clean */
+        usleep(50000);
+        while (dbus_connection_read_write(c, 0) && (m = dbus_connection_pop_message(c))) dbus_message_unref(m);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    if (argc >= 4 && !strcmp(argv[1], "serve")) return serve(argv[2], argv[3]);
+    if (argc >= 9 && !strcmp(argv[1], "calls")) return calls(argv + 2, atoi(argv[7]), atol(argv[8]));
+    if (argc >= 5 && !strcmp(argv[1], "latency")) return latency(argv[2], argv[3], atoi(argv[4]));
+    if (argc >= 5 && !strcmp(argv[1], "hold")) return hold(argv[2], atoi(argv[3]), argv[4]);
+    if (argc >= 5 && !strcmp(argv[1], "fuzz")) return fuzz(argv[2], atol(argv[3]), (unsigned)atol(argv[4]));
+    if (argc >= 7 && !strcmp(argv[1], "start") && !strcmp(argv[5], "--")) return start(argv[2], argv[3], atoi(argv[4]), argv + 6);
+    fprintf(stderr, "usage: see the comment at the top of dbusbench.c\n");
+    return 2;
+}

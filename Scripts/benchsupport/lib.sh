@@ -1,0 +1,86 @@
+# Shared by Scripts/bench and Scripts/reliability: build the fixtures, start and
+# stop private buses, the NetworkManager stand-in and reachd. Sourced, not run.
+# Everything started is recorded in BS_PIDS / BS_DIRS and stopped by bs_cleanup.
+
+BS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$BS_ROOT/Scripts/lib/common.sh"
+BS_PIDS=()
+BS_DIRS=()
+BS_WORK="$(mktemp -d /tmp/reachd-bench.XXXXXX)"
+BS_DIRS+=("$BS_WORK")
+BS_REACHD="$BS_ROOT/.build-bench/release/reachd"
+BS_TOOL="$BS_WORK/dbusbench"
+
+bs_cleanup() {
+    local pid dir
+    for pid in "${BS_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${BS_PIDS[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
+    for dir in "${BS_DIRS[@]}"; do rm -rf "$dir"; done
+}
+
+# bs_build: release reachd (own scratch path) and the C fixture.
+bs_build() {
+    install_missing "${REACHD_BUILD_PACKAGES[@]}" "${REACHD_TEST_PACKAGES[@]}" gcc strace
+    find_swift
+    say "building reachd (release, .build-bench)"
+    (cd "$BS_ROOT" && swift build -c release --product reachd --scratch-path .build-bench >&2)
+    say "compiling Scripts/benchsupport/dbusbench.c"
+    # shellcheck disable=SC2046
+    gcc -O2 -Wall -o "$BS_TOOL" "$BS_ROOT/Scripts/benchsupport/dbusbench.c" $(pkg-config --cflags --libs dbus-1)
+}
+
+# bs_bus session|system VAR: start a private bus, put its address in VAR.
+bs_bus() {
+    local out
+    out="$("$BS_ROOT/Scripts/harness/private-bus" "$1" 2>/dev/null)"
+    BS_PIDS+=("$(sed -n 's/^PID=//p' <<<"$out")")
+    BS_DIRS+=("$(sed -n 's/^DIR=//p' <<<"$out")")
+    printf -v "$2" '%s' "$(sed -n 's/^ADDRESS=//p' <<<"$out")"
+}
+
+# bs_mock ADDRESS: python-dbusmock's NetworkManager (State 70, Connectivity full, no devices).
+bs_mock() {
+    local out
+    out="$("$BS_ROOT/Scripts/harness/nm-mock" "$1" 2>/dev/null)"
+    BS_MOCK_PID="$(sed -n 's/^PID=//p' <<<"$out")"
+    BS_PIDS+=("$BS_MOCK_PID")
+}
+
+# bs_wait_name ADDRESS NAME: until NAME is owned (5 s).
+bs_wait_name() {
+    for _ in $(seq 100); do
+        busctl --address="$1" status "$2" >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    say "$2 did not appear on $1"; return 1
+}
+
+# bs_reachd SESSION SYSTEM [ARGS...]: start reachd in the background, PID in BS_REACHD_PID.
+bs_reachd() {
+    local session="$1" system="$2"; shift 2
+    DBUS_SESSION_BUS_ADDRESS="$session" "$BS_REACHD" --system-bus-address "$system" "$@" \
+        </dev/null >>"$BS_WORK/reachd.log" 2>&1 &
+    BS_REACHD_PID=$!
+    BS_PIDS+=("$BS_REACHD_PID")
+    bs_wait_name "$session" io.reachd.Reachability1
+}
+
+# bs_prop ADDRESS NAME: a property of reachd's main object, value only.
+bs_prop() {
+    busctl --address="$1" get-property io.reachd.Reachability1 /io/reachd/Reachability1 io.reachd.Reachability1 "$2" | cut -d' ' -f2-
+}
+
+# bs_kib PID FIELD: VmRSS or VmHWM in KiB.
+bs_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
+
+# bs_ticks PID: utime + stime in clock ticks, all threads.
+bs_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# bs_median: median of the numbers on stdin.
+bs_median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bs_percentile P: P-th percentile (nearest rank) of the numbers on stdin.
+bs_percentile() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { r = int(p / 100 * NR + 0.999999); if (r < 1) r = 1; print a[r] }'; }
