@@ -40,8 +40,13 @@ final class LibdbusMainLoop {
         }, { timeout, context in
             LibdbusMainLoop.from(context).toggled(timeout: timeout!)
         }, context, nil)
+        // libdbus asks for a wake-up whenever it queues an outgoing message.
+        // We only ever send on the loop thread, which is awake then and
+        // dispatches before it sleeps again, so waking it through the eventfd
+        // would cost a write, a read and an extra epoll_wait on every reply.
         dbus_connection_set_wakeup_main_function(connection, { context in
-            LibdbusMainLoop.from(context).loop.wake()
+            let loop = LibdbusMainLoop.from(context).loop
+            if !loop.isOnLoopThread { loop.wake() }
         }, context, nil)
         turnHook = loop.addTurnHook { [unowned self] in self.dispatchIncoming() }
     }
