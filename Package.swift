@@ -62,12 +62,15 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        // The test harness the test targets share: child processes, private
+        // buses, command-line tools, reachd and python-dbusmock's NetworkManager.
+        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         // End to end: the reachd executable on private buses, against
         // python-dbusmock's NetworkManager and the real one in a namespace.
-        .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd"]),
-        .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd"]),
-        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl"]),
+        .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
+        .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
+        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl", "TestSupport"]),
         .testTarget(
             name: "ReachabilityCoreTests",
             dependencies: [

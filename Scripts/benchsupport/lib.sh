@@ -26,7 +26,7 @@ bs_build() {
     install_missing "${REACHD_BUILD_PACKAGES[@]}" "${REACHD_TEST_PACKAGES[@]}" gcc strace
     find_swift
     say "building reachd (release, .build-bench)"
-    (cd "$BS_ROOT" && swift build -c release --product reachd --scratch-path .build-bench >&2)
+    (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachd --scratch-path .build-bench >&2)
     say "compiling Scripts/benchsupport/dbusbench.c"
     # shellcheck disable=SC2046
     gcc -O2 -Wall -o "$BS_TOOL" "$BS_ROOT/Scripts/benchsupport/dbusbench.c" $(pkg-config --cflags --libs dbus-1)

@@ -12,6 +12,11 @@ REACHD_TEST_PACKAGES=(
     iproute2 dnsmasq-base         # namespaces, veth, a DNS server for the peer
 )
 
+# Release builds link the Swift runtime statically: the service's idle RSS
+# falls from about 17 to 14 MiB (measured with Scripts/bench), and the
+# binaries need no Swift libraries at run time.
+REACHD_RELEASE_FLAGS=(-c release --static-swift-stdlib)
+
 say() { printf '==> %s\n' "$*" >&2; }
 
 # install_missing PACKAGE...: apt-get install only what dpkg lacks.

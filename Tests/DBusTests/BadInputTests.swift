@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Whatever a client sends, the exported object answers with the precise

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Many callers at once, ordered signals, timeouts and cancellation: the

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Match rules: the text sent to the bus, and the same rule applied locally.

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import TestSupport
 import Testing
 
 /// Well-known names as the bus hands them out, queues them and takes them

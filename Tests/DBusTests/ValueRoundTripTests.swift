@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// Every D-Bus type survives a trip through a real dbus-daemon, in both

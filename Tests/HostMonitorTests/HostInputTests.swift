@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// What a host may be (design section 2, issue 5): a DNS name of at most 253

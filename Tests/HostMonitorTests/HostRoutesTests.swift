@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Host monitors answer from the kernel's routes, in a client namespace joined

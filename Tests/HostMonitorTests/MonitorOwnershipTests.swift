@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// A monitor belongs to the connection that made it; caps bound how many

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// The main object without NetworkManager: the default route read from the
@@ -37,7 +38,7 @@ struct NetlinkBackendTests {
         try await withNetworkNamespaces { namespaces in
             try await withPrivateBus { session in
                 try await withReachd(session: session, systemBus: absentSystemBusAddress(),
-                                     namespace: namespaces.clientNamespace) { _ in
+                                     network: .named(namespaces.clientNamespace)) { _ in
                     try await withClient(session) { (client: ReachdClient) async throws in
                         #expect(try await client.string("Backend") == "netlink")
                         #expect(try await client.status() == .reachable)

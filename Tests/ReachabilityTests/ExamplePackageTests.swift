@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's "Embedding" example builds as its own package and prints the status.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Reachability
+import TestSupport
 import Testing
 
 /// `init(domain:)` and `init(address:)`: monitors the service keeps for this client
@@ -31,7 +32,7 @@ struct HostManagerTests {
             #expect(manager.currentUpdate.interface == "lo")
             #expect(try await monitorCount(world) == before + 1)
             manager.stopMonitoring()
-            try await eventually("the monitor is released") { try await monitorCount(world) == before }
+            try await eventually(timeout: .seconds(15), "the monitor is released") { try await monitorCount(world) == before }
         }
     }
 
@@ -41,11 +42,11 @@ struct HostManagerTests {
             let before = try await monitorCount(world)
             let manager = world.manager(.domain("localhost"))
             manager.startMonitoring()
-            try await eventually("localhost is reachable") { manager.networkReachabilityStatus == .reachableViaWiFi }
+            try await eventually(timeout: .seconds(15), "localhost is reachable") { manager.networkReachabilityStatus == .reachableViaWiFi }
             #expect(manager.flags.isSuperset(of: Self.loopback))
             #expect(try await monitorCount(world) == before + 1)
             manager.stopMonitoring()
-            try await eventually("the monitor is released") { try await monitorCount(world) == before }
+            try await eventually(timeout: .seconds(15), "the monitor is released") { try await monitorCount(world) == before }
         }
     }
 
@@ -56,11 +57,11 @@ struct HostManagerTests {
             do {
                 let manager = world.manager(.address("127.0.0.1"))
                 manager.startMonitoring()
-                try await eventually("the monitor is made") { try await monitorCount(world) == before + 1 }
+                try await eventually(timeout: .seconds(15), "the monitor is made") { try await monitorCount(world) == before + 1 }
                 // The service counts the monitor before the client has read it.
-                try await eventually("the manager has read its monitor") { manager.isReachable }
+                try await eventually(timeout: .seconds(15), "the manager has read its monitor") { manager.isReachable }
             }
-            try await eventually("the monitor is released") { try await monitorCount(world) == before }
+            try await eventually(timeout: .seconds(15), "the monitor is released") { try await monitorCount(world) == before }
         }
     }
 
@@ -74,7 +75,7 @@ struct HostManagerTests {
                 #expect(try await monitorCount(world) == before + 1)
                 break
             }
-            try await eventually("the monitor is released") { try await monitorCount(world) == before }
+            try await eventually(timeout: .seconds(15), "the monitor is released") { try await monitorCount(world) == before }
         }
     }
 
@@ -101,7 +102,7 @@ struct HostManagerTests {
             let manager = world.manager(.domain("bad..name"))
             manager.startMonitoring()
             defer { manager.stopMonitoring() }
-            try await eventually("the refusal is reported") { manager.lastError?.name == ReachabilityError.invalidHost }
+            try await eventually(timeout: .seconds(15), "the refusal is reported") { manager.lastError?.name == ReachabilityError.invalidHost }
             #expect(manager.networkReachabilityStatus == .unknown)
             let check = try await world.reachctl("host", "bad..name")
             #expect(check.status == 4, "\(check.transcript)")
@@ -125,7 +126,7 @@ struct HostManagerTests {
 
             let watch = try world.backgroundReachctl("host", "127.0.0.1", "--watch", environment: english)
             defer { watch.stop() }
-            try await eventually("host --watch printed a line: \(watch.output)") { watch.lines.count == 1 }
+            try await eventually(timeout: .seconds(15), "host --watch printed a line: \(watch.output)") { watch.lines.count == 1 }
             #expect(watch.lines[0].hasPrefix("127.0.0.1: Reachable via WiFi  flags: Reachable|IsLocalAddress|IsDirect"))
 
             #expect(try await world.reachctl("wait", "--host", "127.0.0.1", "--timeout", "10").status == 0)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Reachability
+import TestSupport
 import Testing
 
 /// `startMonitoring()` against the real reachd over python-dbusmock's NetworkManager: the
@@ -23,25 +24,25 @@ struct MonitoringTests {
             #expect(manager.flags == [.reachable])
             #expect(manager.isReachable && manager.isReachableViaWiFi && !manager.isReachableViaWWAN)
 
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await seen.waitUntil([.reachableViaWiFi, .notReachable])
             #expect(manager.flags == [])
             #expect(!manager.isReachable)
 
             // A gsm primary connection changes nothing while disconnected, then makes the path WWAN.
-            try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
-            try await world.networkManager.setState(70)
+            try await world.networkManager.setManager("PrimaryConnectionType", "s", "gsm")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
             try await seen.waitUntil([.reachableViaWiFi, .notReachable, .reachableViaWWAN])
             #expect(manager.flags == [.reachable, .isWWAN])
             #expect(manager.isReachableViaWWAN)
             #expect(manager.currentUpdate.interfaceType == .wwan)
             #expect(manager.currentUpdate.isMetered)
 
-            try await world.networkManager.set("PrimaryConnectionType", "s", "")
+            try await world.networkManager.setManager("PrimaryConnectionType", "s", "")
             try await seen.waitUntil([.reachableViaWiFi, .notReachable, .reachableViaWWAN, .reachableViaWiFi])
 
             manager.stopMonitoring()
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.waitForServiceStatus(.notReachable)
             try await Task.sleep(for: .milliseconds(300))
             #expect(seen.values == [.reachableViaWiFi, .notReachable, .reachableViaWWAN, .reachableViaWiFi])
@@ -77,12 +78,12 @@ struct MonitoringTests {
             try await handled.waitUntil([.reachableViaWiFi])
 
             // One after the other, without waiting: each is published, and must arrive in order.
-            for state: UInt32 in [20, 70, 20, 70] { try await world.networkManager.setState(state) }
+            for state: UInt32 in [20, 70, 20, 70] { try await world.networkManager.setState(state, emittingStateChanged: false) }
 
             let expected: [NetworkReachabilityStatus] = [.reachableViaWiFi, .notReachable, .reachableViaWiFi, .notReachable, .reachableViaWiFi]
             try await handled.waitUntil(expected)
             try await notified.waitUntil(expected)
-            try await eventually("the stream saw \(expected): \(streamed.values.map(\.status))") {
+            try await eventually(timeout: .seconds(15), "the stream saw \(expected): \(streamed.values.map(\.status))") {
                 streamed.values.map(\.status) == expected
             }
             #expect(streamed.values.map(\.flags) == [[.reachable], [], [.reachable], [], [.reachable]])
@@ -104,16 +105,16 @@ struct MonitoringTests {
             manager.setReachabilityStatusChangeHandler(on: log) { log, status in log.add(status) }
             manager.startMonitoring()
             defer { manager.stopMonitoring() }
-            try await eventually("the actor saw the initial status") { await log.statuses == [.reachableViaWiFi] }
-            try await world.networkManager.setState(20)
-            try await eventually("the actor saw the change") { await log.statuses == [.reachableViaWiFi, .notReachable] }
+            try await eventually(timeout: .seconds(15), "the actor saw the initial status") { await log.statuses == [.reachableViaWiFi] }
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "the actor saw the change") { await log.statuses == [.reachableViaWiFi, .notReachable] }
         }
     }
 
     @Test("an update stream monitors by itself and starts with the current value")
     func streamStartsWithCurrentValue() async throws {
         try await withWorld { world in
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.waitForServiceStatus(.notReachable)
             let manager = world.manager()
             var iterator = manager.updates.makeAsyncIterator()
@@ -121,7 +122,7 @@ struct MonitoringTests {
             #expect(first?.status == .notReachable)
             #expect(first?.flags == [])
             #expect(manager.networkReachabilityStatus == .notReachable)
-            try await world.networkManager.setState(70)
+            try await world.networkManager.setState(70, emittingStateChanged: false)
             let second = await iterator.next()
             #expect(second?.status == .reachableViaWiFi)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Reachability
+import TestSupport
 import Testing
 
 /// `reachctl` as people and scripts use it, against the real reachd.
@@ -12,8 +13,8 @@ struct ReachctlTests {
     func statusJSONMatchesBusctl(onWWAN: Bool) async throws {
         try await withWorld { world in
             if onWWAN {
-                try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
-                try await world.networkManager.set("Metered", "u", "1")
+                try await world.networkManager.setManager("PrimaryConnectionType", "s", "gsm")
+                try await world.networkManager.setManager("Metered", "u", "1")
                 try await world.waitForServiceStatus(.reachableViaWWAN)
             }
             let result = try await world.reachctl("status", "--json", environment: Self.english)
@@ -48,7 +49,7 @@ struct ReachctlTests {
     @Test("status prints the status and the flags by name")
     func statusHumanOutput() async throws {
         try await withWorld { world in
-            try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
+            try await world.networkManager.setManager("PrimaryConnectionType", "s", "gsm")
             try await world.waitForServiceStatus(.reachableViaWWAN)
             let result = try await world.reachctl("status", environment: Self.english)
             #expect(result.succeeded, "\(result.transcript)")
@@ -65,16 +66,16 @@ struct ReachctlTests {
             defer { watch.stop() }
             let json = try world.backgroundReachctl("watch", "--json", environment: Self.english)
             defer { json.stop() }
-            try await eventually("watch printed the current status: \(watch.output)") { watch.lines.count == 1 && json.lines.count == 1 }
+            try await eventually(timeout: .seconds(15), "watch printed the current status: \(watch.output)") { watch.lines.count == 1 && json.lines.count == 1 }
             #expect(watch.lines[0].hasPrefix("Reachable via WiFi  flags: Reachable"))
 
-            try await world.networkManager.setState(20)
-            try await eventually("watch printed the change: \(watch.output)") { watch.lines.count == 2 && json.lines.count == 2 }
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "watch printed the change: \(watch.output)") { watch.lines.count == 2 && json.lines.count == 2 }
             #expect(watch.lines[1].hasPrefix("Not Reachable  flags: 0"))
 
-            try await world.networkManager.set("PrimaryConnectionType", "s", "gsm")
-            try await world.networkManager.setState(70)
-            try await eventually("watch printed the change: \(watch.output)") { watch.lines.count == 3 && json.lines.count == 3 }
+            try await world.networkManager.setManager("PrimaryConnectionType", "s", "gsm")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "watch printed the change: \(watch.output)") { watch.lines.count == 3 && json.lines.count == 3 }
             #expect(watch.lines[2].hasPrefix("Reachable via WWAN  flags: Reachable|IsWWAN"))
 
             // Nothing more without a change.
@@ -92,13 +93,13 @@ struct ReachctlTests {
     @Test("wait exits 0 once NetworkManager goes online")
     func waitExitsZeroWhenOnline() async throws {
         try await withWorld { world in
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.waitForServiceStatus(.notReachable)
             let wait = try world.backgroundReachctl("wait", "--timeout", "30")
             defer { wait.stop() }
             try await Task.sleep(for: .milliseconds(500))
             #expect(!wait.hasExited, "wait returned while offline: \(wait.output)")
-            try await world.networkManager.setState(70)
+            try await world.networkManager.setState(70, emittingStateChanged: false)
             let status = try await wait.child.exit(timeout: .seconds(15))
             #expect(status == 0, "\(wait.output)")
         }
@@ -107,7 +108,7 @@ struct ReachctlTests {
     @Test("wait exits 1 on timeout while offline; --timeout 0 checks once")
     func waitTimesOut() async throws {
         try await withWorld { world in
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.waitForServiceStatus(.notReachable)
             let started = ContinuousClock.now
             let timedOut = try await world.reachctl("wait", "--timeout", "1", environment: Self.english)
@@ -115,7 +116,7 @@ struct ReachctlTests {
             #expect(ContinuousClock.now - started >= .seconds(1))
             #expect(timedOut.standardError.contains("not reachable"))
             #expect(try await world.reachctl("wait", "--timeout", "0").status == 1)
-            try await world.networkManager.setState(70)
+            try await world.networkManager.setState(70, emittingStateChanged: false)
             try await world.waitForServiceStatus(.reachableViaWiFi)
             #expect(try await world.reachctl("wait", "--timeout", "0").status == 0)
         }
@@ -158,7 +159,7 @@ struct LocalizationTests {
             // AFNetworking's English string stays as the service publishes it.
             #expect(object?["statusString"] as? String == "Reachable via WiFi")
 
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.waitForServiceStatus(.notReachable)
             let offline = try await world.reachctl("status", environment: Self.chinese)
             #expect(offline.standardOutput.hasPrefix("无法连接网络\n"), "\(offline.transcript)")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Reachability
+import TestSupport
 import Testing
 
 /// The client follows the service's presence by itself: activation, absence, restarts, replacement.
@@ -23,11 +24,11 @@ struct ServiceAvailabilityTests {
             try await seen.waitUntil([.reachableViaWiFi, .unknown])
             #expect(manager.flags == [])
 
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await world.startService()
             try await seen.waitUntil([.reachableViaWiFi, .unknown, .notReachable])
             // Changes of the new instance arrive too: its signals are followed, not the old one's.
-            try await world.networkManager.setState(70)
+            try await world.networkManager.setState(70, emittingStateChanged: false)
             try await seen.waitUntil([.reachableViaWiFi, .unknown, .notReachable, .reachableViaWiFi])
             try await streamed.waitUntil([.reachableViaWiFi, .unknown, .notReachable, .reachableViaWiFi])
         }
@@ -44,9 +45,9 @@ struct ServiceAvailabilityTests {
             try await seen.waitUntil([.reachableViaWiFi])
             let first = try #require(world.service)
             try await world.startService(arguments: ["--replace"])
-            try await eventually("the replaced reachd exits") { first.exitStatus != nil }
+            try await eventually(timeout: .seconds(15), "the replaced reachd exits") { first.exitStatus != nil }
             #expect(first.exitStatus == 0)
-            try await world.networkManager.setState(20)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
             try await seen.waitUntil([.reachableViaWiFi, .notReachable])
         }
     }
@@ -79,7 +80,7 @@ struct ServiceAvailabilityTests {
             defer { manager.stopMonitoring() }
             try await seen.waitUntil([.reachableViaWiFi])
             // The activated reachd is the bus's child, not ours: stop it before the bus goes.
-            if let pid = try await world.session.ownerProcess(of: ReachdProcess.name) { kill(pid, SIGTERM) }
+            if let pid = try await world.session.processID(of: ReachdProcess.busName) { kill(pid, SIGTERM) }
             try await seen.waitUntil([.reachableViaWiFi, .unknown])
         }
     }
@@ -96,7 +97,7 @@ struct ServiceAvailabilityTests {
             world.session.stop()
             // The bus may drop reachd first and announce that (Unknown), then drop us.
             try await seen.waitUntil([.reachableViaWiFi, .unknown])
-            try await eventually("the lost connection is the reason: \(String(describing: manager.lastError))") {
+            try await eventually(timeout: .seconds(15), "the lost connection is the reason: \(String(describing: manager.lastError))") {
                 manager.lastError?.isServiceUnavailable == true
             }
         }

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Whatever a client sends, reachd answers with the precise standard error

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// How reachd starts, hands over and stops (design section 2, "Service

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// reachd publishes what NetworkManager (python-dbusmock's template on a

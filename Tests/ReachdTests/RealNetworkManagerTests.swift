@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// reachd against a real NetworkManager managing a veth in network namespaces

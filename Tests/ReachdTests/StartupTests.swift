@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// The first answer after the name appears is already the real one

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// reachd inside the client namespace of fresh `nm-netns` namespaces, its
@@ -14,7 +15,7 @@ func withReachdInNamespace<T>(
         if !withNetworkManager { try await namespaces.harness("kill-nm") }
         return try await withPrivateBus { session in
             try await withReachd(session: session, systemBus: namespaces.systemBusAddress,
-                                 namespace: namespaces.clientNamespace, arguments: arguments) { _ in
+                                 network: .named(namespaces.clientNamespace), arguments: arguments) { _ in
                 try await withClient(session) { client in try await body(namespaces, client) }
             }
         }
@@ -26,7 +27,8 @@ func withReachdInNamespace<T>(
 /// literals, so it looks up routes (which sends nothing) and never resolves.
 func withLocalReachd<T>(arguments: [String] = [], _ body: (PrivateBus) async throws -> T) async throws -> T {
     try await withPrivateBus { session in
-        try await withReachd(session: session, systemBus: absentSystemBusAddress(), arguments: arguments) { _ in
+        try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .current,
+                             arguments: arguments) { _ in
             try await body(session)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A client and a peer network namespace joined by a veth, made by
 /// `Scripts/harness/nm-netns up`: dnsmasq in the peer answering

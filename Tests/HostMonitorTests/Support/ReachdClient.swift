@@ -1,6 +1,7 @@
 import DBus
 import ReachabilityCore
 import Synchronization
+import TestSupport
 
 /// A client of reachd on a private session bus, through the DBus library:
 /// one bus connection, so the monitors it makes belong to it and live as

@@ -1,38 +1,27 @@
-import Foundation
 import Glibc
+import TestSupport
 
-/// The real reachd executable on a private session bus, watching NetworkManager on a private system bus.
-final class ReachdProcess: Sendable {
-    static let name = "io.reachd.Reachability1"
-
-    private let process: ChildProcess
-
+/// How these tests run the real reachd: in the test's own network namespace on
+/// a private session bus, watching NetworkManager on a private system bus.
+extension ReachdProcess {
     /// Starts reachd and returns once it owns its name (so it has its first state).
-    init(session: PrivateBus, system: PrivateBus, arguments: [String] = []) async throws {
+    convenience init(session: PrivateBus, system: PrivateBus, arguments: [String] = []) async throws {
         // reachd is the one child that keeps DBUS_FATAL_WARNINGS: misuse of libdbus in it must fail loudly.
-        process = try ChildProcess(
-            Executables.reachd, ["--system-bus-address", system.address] + arguments,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": session.address], keepFatalWarnings: true)
+        try self.init(session: session, systemBus: system.address, network: .current, arguments: arguments)
         do {
-            try await eventually("reachd owns \(Self.name)") {
-                if process.poll() != nil { throw TestFailure("reachd exited: \(process.standardError)") }
-                return try await session.ownerProcess(of: Self.name) == process.pid
-            }
+            try await waitUntilServing(timeout: .seconds(15))
         } catch {
             process.stop(SIGKILL)
             throw error
         }
     }
 
-    var pid: pid_t { process.pid }
-    var log: String { process.standardError }
+    var log: String { standardError }
     /// The exit status once reachd has exited, else nil.
     var exitStatus: Int32? { process.poll() }
 
     /// Stops reachd with `signal` (SIGKILL: as if it crashed) and reaps it.
-    func stop(_ signal: Int32 = SIGTERM) {
+    func stop(_ signal: Int32) {
         process.stop(signal)
     }
-
-    deinit { stop(SIGKILL) }
 }

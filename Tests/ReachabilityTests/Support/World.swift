@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Reachability
 import Synchronization
+import TestSupport
 
 /// Everything one test runs against: a private session bus, a private system bus with
 /// python-dbusmock's NetworkManager, and (unless asked otherwise) reachd between them.
@@ -91,7 +92,7 @@ final class World: Sendable {
 
     /// Waits until reachd publishes `status` (so a test starts from a known state).
     func waitForServiceStatus(_ status: NetworkReachabilityStatus) async throws {
-        try await eventually("reachd publishes Status \(status.rawValue)") {
+        try await eventually(timeout: .seconds(15), "reachd publishes Status \(status.rawValue)") {
             try await serviceProperty("Status") == "i \(status.rawValue)"
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// One interface of a D-Bus introspection document, as sets that compare
 /// regardless of order and layout.

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// The eleven properties of `io.reachd.Reachability1` as a client reads them.
 /// Tests write these by hand from the design's tables.
 struct Published: Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A signal from reachd's object as `gdbus monitor` prints it.
 enum ReachdSignal: Equatable, Sendable, CustomStringConvertible {

@@ -2,22 +2,28 @@ import Foundation
 import Glibc
 
 /// What a command-line tool printed and how it exited.
-struct ToolResult: Sendable {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
+public struct ToolResult: Sendable {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
 
-    var succeeded: Bool { status == 0 }
+    public init(status: Int32, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    public var succeeded: Bool { status == 0 }
 
     /// Everything printed, for failure messages.
-    var transcript: String {
+    public var transcript: String {
         "exit status \(status)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)"
     }
 }
 
-/// Runs a client tool (`busctl`, `gdbus`, `dbus-send`, a harness script) as a
-/// user would, without blocking a Swift concurrency thread while it runs.
-func runTool(
+/// Runs a tool (`busctl`, `gdbus`, `dbus-send`, `reachctl`, `swift`, a harness
+/// script) as a user would, without blocking a Swift concurrency thread while it runs.
+public func runTool(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     timeout: Duration = .seconds(60)
 ) async throws -> ToolResult {
@@ -29,7 +35,7 @@ func runTool(
 
 /// Like `runTool`, but a failure is an error carrying the transcript.
 @discardableResult
-func runToolChecked(
+public func runToolChecked(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     timeout: Duration = .seconds(60)
 ) async throws -> ToolResult {
@@ -40,27 +46,40 @@ func runToolChecked(
     return result
 }
 
-/// A long-running tool (e.g. `gdbus monitor`) whose output is collected until it is stopped.
-final class BackgroundTool: Sendable {
-    private let child: ChildProcess
+/// A long-running tool (e.g. `gdbus monitor`, `reachctl watch`) whose output
+/// is collected until it is stopped.
+public final class BackgroundTool: Sendable {
+    public let child: ChildProcess
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         child = try ChildProcess(executable, arguments, environment: environment)
     }
 
+    public var processIdentifier: Int32 { child.pid }
+
+    /// True once the tool has exited on its own (or been stopped).
+    public var hasExited: Bool { child.poll() != nil }
+
+    public var standardOutput: String { child.standardOutput }
+
     /// Output so far, standard output then standard error.
-    var output: String { child.standardOutput + child.standardError }
-    var standardOutput: String { child.standardOutput }
+    public var output: String { child.standardOutput + child.standardError }
+
+    /// The lines written to standard output so far (complete lines only).
+    public var lines: [String] {
+        let text = child.standardOutput
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
 
     /// Stops the tool and returns everything it printed.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM) -> String {
+    public func stop(_ signal: Int32 = SIGTERM) -> String {
         child.stop(signal)
         return output
     }
 
     /// Waits until the output contains `text`, up to `timeout`.
-    func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async throws {
         try await eventually(timeout: timeout, "'\(text)' appears in the output of the tool:\n\(output)") {
             output.contains(text)
         }
@@ -68,7 +87,7 @@ final class BackgroundTool: Sendable {
 }
 
 /// Polls `condition` until it holds, for behaviour that crosses processes.
-func eventually(
+public func eventually(
     timeout: Duration = .seconds(10), pollingEvery interval: Duration = .milliseconds(20),
     _ what: @autoclosure () -> String, _ condition: () async throws -> Bool
 ) async throws {

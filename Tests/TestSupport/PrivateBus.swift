@@ -2,18 +2,29 @@ import Foundation
 import Glibc
 
 /// A private `dbus-daemon` for one test: its own socket in a temporary
-/// directory, a policy that allows everything, gone when the test ends.
-/// Tests never touch the machine's buses.
-final class PrivateBus: Sendable {
-    enum Flavour: String, Sendable { case session, system }
+/// directory, a policy that allows everything, optionally a folder of
+/// activation files, gone when the test ends. Tests never touch the machine's buses.
+public final class PrivateBus: Sendable {
+    public enum Flavour: String, Sendable { case session, system }
 
-    let address: String
-    let directory: URL
+    public let address: String
+    public let directory: URL
     private let process: ChildProcess
 
-    init(_ flavour: Flavour = .session) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-e2e-\(UUID().uuidString.prefix(8))")
+    /// `activationFiles`: `.service` files by name, for D-Bus activation on
+    /// this bus; when nil (the default) the bus has no service directory.
+    public init(_ flavour: Flavour = .session, activationFiles: [String: String]? = nil) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var serviceDirectory = ""
+        if let activationFiles {
+            let services = directory.appendingPathComponent("services")
+            try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+            for (name, contents) in activationFiles {
+                try contents.write(to: services.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            serviceDirectory = "\n  <servicedir>\(services.path)</servicedir>"
+        }
         let socket = directory.appendingPathComponent("bus").path
         let config = directory.appendingPathComponent("bus.conf")
         try """
@@ -22,7 +33,7 @@ final class PrivateBus: Sendable {
             <busconfig>
               <type>\(flavour.rawValue)</type>
               <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
+              <auth>EXTERNAL</auth>\(serviceDirectory)
               <policy context="default">
                 <allow user="*"/>
                 <allow own="*"/>
@@ -46,7 +57,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Stops the daemon (its clients see the bus go away) and removes its directory.
-    func stop(_ signal: Int32 = SIGTERM) {
+    public func stop(_ signal: Int32 = SIGTERM) {
         process.stop(signal)
         try? FileManager.default.removeItem(at: directory)
     }
@@ -54,13 +65,14 @@ final class PrivateBus: Sendable {
     deinit { stop() }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A failure of the harness itself (a tool that would not start, a timeout).
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Runs `body` with a fresh private bus and always stops it afterwards.
-func withPrivateBus<T>(
+public func withPrivateBus<T>(
     _ flavour: PrivateBus.Flavour = .session, _ body: (PrivateBus) async throws -> T
 ) async throws -> T {
     let bus = try PrivateBus(flavour)

@@ -4,21 +4,26 @@ import Glibc
 /// python-dbusmock's NetworkManager template on a private system bus, started
 /// the way `Scripts/harness/nm-mock` does it, and driven with `busctl` calls
 /// from `Scripts/harness/README.md`.
-final class NetworkManagerMock: Sendable {
-    static let name = "org.freedesktop.NetworkManager"
-    static let manager = "/org/freedesktop/NetworkManager"
-    static let mockInterface = "org.freedesktop.DBus.Mock"
-    static let properties = "org.freedesktop.DBus.Properties"
+///
+/// It starts connected: State 70 (CONNECTED_GLOBAL), Connectivity 4 (FULL),
+/// no primary connection, which reachd publishes as Reachable via WiFi,
+/// flags Reachable, InterfaceType other.
+public final class NetworkManagerMock: Sendable {
+    public static let name = "org.freedesktop.NetworkManager"
+    public static let manager = "/org/freedesktop/NetworkManager"
+    public static let mockInterface = "org.freedesktop.DBus.Mock"
+    public static let properties = "org.freedesktop.DBus.Properties"
 
-    let bus: PrivateBus
+    public let bus: PrivateBus
     private let process: ChildProcess
 
     /// Starts the template and adds the manager properties it lacks, with
     /// NetworkManager's values when nothing is connected.
-    init(on bus: PrivateBus) async throws {
+    public init(on bus: PrivateBus) async throws {
         self.bus = bus
         guard try await bus.owner(of: Self.name) == nil else { throw TestFailure("\(Self.name) is already on the bus") }
-        // The Debian python has python3-dbusmock; dbusmock reads the bus from this variable.
+        // The Debian python has python3-dbusmock (a PYTHONPATH for another one
+        // must not leak in); dbusmock reads the bus from this variable.
         process = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address],
                                    unsetting: ["PYTHONPATH", "PYTHONHOME"])
@@ -41,7 +46,7 @@ final class NetworkManagerMock: Sendable {
 
     /// `busctl call org.freedesktop.NetworkManager PATH INTERFACE MEMBER SIGNATURE ARGUMENTS…`; the reply's text.
     @discardableResult
-    func call(_ path: String, _ interface: String, _ member: String, _ signature: String = "", _ arguments: String...) async throws -> String {
+    public func call(_ path: String, _ interface: String, _ member: String, _ signature: String = "", _ arguments: String...) async throws -> String {
         var all = ["--address=\(bus.address)", "call", Self.name, path, interface, member]
         if !signature.isEmpty { all += [signature] + arguments }
         return try await runToolChecked("busctl", all).standardOutput
@@ -49,7 +54,7 @@ final class NetworkManagerMock: Sendable {
 
     /// A template helper on `/org/freedesktop`.
     @discardableResult
-    func mock(_ member: String, _ signature: String, _ arguments: String...) async throws -> String {
+    public func mock(_ member: String, _ signature: String, _ arguments: String...) async throws -> String {
         var all = ["--address=\(bus.address)", "call", Self.name, "/org/freedesktop", Self.mockInterface, member, signature]
         all += arguments
         return try await runToolChecked("busctl", all).standardOutput
@@ -57,25 +62,27 @@ final class NetworkManagerMock: Sendable {
 
     /// `org.freedesktop.DBus.Properties.Set` on the manager: one standard
     /// PropertiesChanged for that property, as real NetworkManager emits.
-    func setManager(_ property: String, _ type: String, _ value: String) async throws {
+    public func setManager(_ property: String, _ type: String, _ value: String) async throws {
         try await call(Self.manager, Self.properties, "Set", "ssv", Self.name, property, type, value)
     }
 
     /// NetworkManager's own `StateChanged(u)` signal, which it sends besides the property change.
-    func emitStateChanged(_ state: UInt32) async throws {
+    public func emitStateChanged(_ state: UInt32) async throws {
         try await call(Self.manager, Self.mockInterface, "EmitSignal", "sssav", Self.name, "StateChanged", "u", "1", "u", "\(state)")
     }
 
-    /// The manager's State as a real NetworkManager changes it: the property, then StateChanged.
-    func setState(_ state: UInt32) async throws {
+    /// NetworkManager's `State` (20 DISCONNECTED, 40 CONNECTING, 70 CONNECTED_GLOBAL, …)
+    /// as a real NetworkManager changes it: the property, then StateChanged
+    /// (only the property when `emittingStateChanged` is false).
+    public func setState(_ state: UInt32, emittingStateChanged: Bool = true) async throws {
         try await setManager("State", "u", "\(state)")
-        try await emitStateChanged(state)
+        if emittingStateChanged { try await emitStateChanged(state) }
     }
 
     // MARK: Devices and connections (no manager property is touched)
 
     /// Wi-Fi device `wlan0` with access point, profile and active connection `…/ActiveConnection/wifi0`.
-    func addWiFi() async throws {
+    public func addWiFi() async throws {
         let device = Self.manager + "/Devices/wlan0"
         try await mock("AddWiFiDevice", "ssi", "wlan0", "wlan0", "30")
         try await mock("AddAccessPoint", "ssssuuuyu", device, "ap0", "HomeNet", "00:11:22:33:44:55", "2", "2437", "54000", "80", "256")
@@ -85,7 +92,7 @@ final class NetworkManagerMock: Sendable {
     }
 
     /// Ethernet device `eth0` with carrier, a profile and active connection `…/ActiveConnection/eth0`.
-    func addEthernet() async throws {
+    public func addEthernet() async throws {
         let device = Self.manager + "/Devices/eth0"
         try await mock("AddEthernetDevice", "ssi", "eth0", "eth0", "30")
         try await call(device, Self.properties, "Set", "ssv", Self.name + ".Device.Wired", "Carrier", "b", "true")
@@ -95,7 +102,7 @@ final class NetworkManagerMock: Sendable {
 
     /// Modem device `modem0` (DeviceType 8, Interface ttyUSB2, IpInterface wwan0),
     /// a gsm profile and active connection `…/ActiveConnection/gsm0`.
-    func addModem() async throws {
+    public func addModem() async throws {
         let device = Self.manager + "/Devices/modem0"
         try await mock("AddObject", "ssa{sv}a(ssss)", device, Self.name + ".Device.Modem", "2",
                        "ModemCapabilities", "u", "4", "CurrentCapabilities", "u", "4", "0")
@@ -110,7 +117,7 @@ final class NetworkManagerMock: Sendable {
     /// A VPN active connection `…/ActiveConnection/vpn0` whose device is `wlan0`
     /// (added without devices first: the template would otherwise make the VPN
     /// the device's ActiveConnection, which real NetworkManager does not).
-    func addVPNOverWiFi() async throws {
+    public func addVPNOverWiFi() async throws {
         let profile = try await addProfile(id: "Work", type: "vpn", uuid: "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c03")
         try await mock("AddActiveConnection", "assssu", "0", profile, "/", "vpn0", "2")
         let active = Self.manager + "/ActiveConnection/vpn0"
@@ -127,7 +134,7 @@ final class NetworkManagerMock: Sendable {
     }
 
     /// Stops the mock: NetworkManager leaves the bus.
-    func stop() {
+    public func stop() {
         process.stop(SIGTERM)
     }
 

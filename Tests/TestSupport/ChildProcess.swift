@@ -5,20 +5,23 @@ import Glibc
 ///
 /// Foundation's `Process.waitUntilExit` was seen to hang here after the child
 /// had exited, so the tests use this small wrapper around `waitpid` instead.
-final class ChildProcess: @unchecked Sendable {
-    // Safe because: `exitStatus` is written only by `poll`/`stop`, which the
-    // owning test calls from one task at a time; the other fields are constants.
-    let pid: pid_t
-    let executable: String
-    let outputPath: String
-    let errorPath: String
+public final class ChildProcess: @unchecked Sendable {
+    // Safe because: `exitStatus` is read and written only under `lock` (by
+    // `poll`, `stop` and `waitBlocking`); the other stored properties are constants.
+    public let pid: pid_t
+    /// The path that was started (`/usr/bin/NAME` for a bare name).
+    public let executable: String
+    public let outputPath: String
+    public let errorPath: String
+    private let lock = NSLock()
     private var exitStatus: Int32?
 
     /// `DBUS_FATAL_WARNINGS` is meant for reachd and the test process: a
-    /// dbus-daemon or client tool that inherits it aborts on harmless warnings,
-    /// so it is removed unless `keepFatalWarnings` is set. `unsetting` names
-    /// more variables to remove.
-    init(
+    /// dbus-daemon or client tool that inherits it aborts on harmless warnings
+    /// (seen under load, with tests in parallel), so it is removed unless
+    /// `keepFatalWarnings` is set (for reachd itself). `unsetting` names more
+    /// variables to remove; `environment` is applied last, so what it sets wins.
+    public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         unsetting: [String] = [], keepFatalWarnings: Bool = false
     ) throws {
@@ -61,43 +64,70 @@ final class ChildProcess: @unchecked Sendable {
         pid = child
     }
 
-    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    public var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// `waitpid`'s status as a shell reports it: the exit code, or 128 + n when killed by signal n.
+    private static func code(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
 
     /// The exit status once the child has exited (128 + signal when killed), else nil.
-    func poll() -> Int32? {
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        exitStatus = code
-        return code
+    public func poll() -> Int32? {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            let code = Self.code(status)
+            exitStatus = code
+            return code
+        }
     }
 
     /// Waits for the child to exit without blocking a concurrency thread;
-    /// kills it and throws if it outlives `timeout`.
-    func exit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+    /// kills it and throws (with what it printed) if it outlives `timeout`.
+    public func exit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let code = poll() { return code }
             guard ContinuousClock.now < deadline else {
                 stop(SIGKILL)
-                throw TestFailure("\(executable) (pid \(pid)) did not exit within \(timeout)")
+                throw TestFailure("\(executable) (pid \(pid)) did not exit within \(timeout)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    /// Sends `signal` and reaps the child (blocking; for teardown).
-    func stop(_ signal: Int32 = SIGTERM) {
-        guard poll() == nil else { return }
-        kill(pid, signal)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
-        exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    /// Sends `signal` and reaps the child (blocking; for teardown). The
+    /// status recorded is the real one (the child may handle `signal` and exit 0).
+    public func stop(_ signal: Int32 = SIGTERM) {
+        lock.withLock {
+            guard exitStatus == nil else { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = Self.code(status)
+                return
+            }
+            kill(pid, signal)
+            _ = waitpid(pid, &status, 0)
+            exitStatus = Self.code(status)
+        }
     }
 
-    func removeOutput() {
+    /// Waits for the child to exit, blocking the thread (for teardown in `defer`).
+    @discardableResult
+    public func waitBlocking() -> Int32 {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+            let code = Self.code(status)
+            exitStatus = code
+            return code
+        }
+    }
+
+    public func removeOutput() {
         unlink(outputPath)
         unlink(errorPath)
     }

@@ -1,0 +1,151 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The reachd executable built beside this test binary, run as a user would:
+/// `DBUS_SESSION_BUS_ADDRESS=… reachd --system-bus-address …`, with
+/// `DBUS_FATAL_WARNINGS=1` so that any misuse of libdbus aborts it.
+public final class ReachdProcess: Sendable {
+    public static let busName = "io.reachd.Reachability1"
+    public static let path = "/io/reachd/Reachability1"
+    public static let interface = "io.reachd.Reachability1"
+
+    /// `.build/<triple>/debug/reachd`: SwiftPM builds it before the tests
+    /// (the test target depends on it) and puts it next to the test binary.
+    public static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        precondition(length > 0, "cannot read /proc/self/exe")
+        let testBinary = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent("reachd").path
+    }()
+
+    public let process: ChildProcess
+    public let session: PrivateBus
+
+    /// Where reachd runs.
+    public enum Network: Sendable {
+        /// A fresh network namespace (with a mount namespace and its own
+        /// /sys, which reachd reads link facts from) whose only default
+        /// route leaves over veth `rv0` via 192.0.2.1: the kernel's view is
+        /// Reachable over ethernet `rv0`. It goes away with reachd. Its
+        /// netlink backend (which takes over while NetworkManager is away)
+        /// then sees routes the test made, never the machine's.
+        case privateWithDefaultRoute
+        /// A namespace made by someone else (`ip netns exec NAME`).
+        case named(String)
+        /// The test process's own network namespace, no wrapper: for
+        /// behaviour that involves no network (address literals only).
+        case current
+    }
+
+    /// Starts reachd on `session`, watching NetworkManager on `systemBus`
+    /// (given with `--system-bus-address` unless `systemBusInEnvironment`,
+    /// then as `DBUS_SYSTEM_BUS_ADDRESS`). The machine's own system bus is
+    /// never used: the variable is removed from reachd's environment otherwise.
+    public init(
+        session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
+        network: Network = .privateWithDefaultRoute, arguments: [String] = []
+    ) throws {
+        guard access(Self.executable, X_OK) == 0 else {
+            throw TestFailure("reachd is not built at \(Self.executable)")
+        }
+        self.session = session
+        var environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_FATAL_WARNINGS": "1"]
+        var reachdArguments = arguments
+        if systemBusInEnvironment {
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus
+        } else {
+            reachdArguments += ["--system-bus-address", systemBus]
+        }
+        // Each wrapper ends in exec, so the process started is reachd itself
+        // (same pid) once it runs.
+        let launcher: String, launcherArguments: [String]
+        switch network {
+        case .privateWithDefaultRoute:
+            launcher = "/usr/bin/unshare"
+            let setup = """
+                mount -t sysfs sysfs /sys && \
+                ip link add rv0 type veth peer name rv1 && ip link set rv1 up && \
+                ip address add 192.0.2.2/24 dev rv0 && ip link set rv0 up && \
+                ip route add default via 192.0.2.1 && exec "$0" "$@"
+                """
+            launcherArguments = (geteuid() == 0 ? [] : ["--map-root-user"])
+                + ["--net", "--mount", "--", "/bin/sh", "-c", setup, Self.executable] + reachdArguments
+        case .named(let name):
+            launcher = "/usr/sbin/ip"
+            launcherArguments = ["netns", "exec", name, Self.executable] + reachdArguments
+        case .current:
+            launcher = Self.executable
+            launcherArguments = reachdArguments
+        }
+        process = try ChildProcess(launcher, launcherArguments, environment: environment,
+                                   unsetting: ["DBUS_SYSTEM_BUS_ADDRESS"], keepFatalWarnings: true)
+    }
+
+    public var pid: pid_t { process.pid }
+    public var standardError: String { process.standardError }
+
+    /// Waits until this process owns the bus name; returns its unique name.
+    @discardableResult
+    public func waitUntilServing(timeout: Duration = .seconds(10)) async throws -> String {
+        var owner: String?
+        try await eventually(timeout: timeout, "reachd (pid \(pid)) owns \(Self.busName); its stderr:\n\(standardError)") {
+            if let status = process.poll() {
+                throw TestFailure("reachd exited with status \(status) before owning its name; stderr:\n\(standardError)")
+            }
+            guard let current = try await session.owner(of: Self.busName),
+                  try await session.processID(of: current) == pid else { return false }
+            owner = current
+            return true
+        }
+        return owner!
+    }
+
+    /// Sends `signal` and returns the exit status (128 + n when killed by signal n).
+    public func exitStatus(after signal: Int32, timeout: Duration = .seconds(10)) async throws -> Int32 {
+        kill(pid, signal)
+        return try await process.exit(timeout: timeout)
+    }
+
+    /// Teardown: SIGTERM, then SIGKILL if it lingers.
+    public func stop() {
+        guard process.poll() == nil else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<500 where process.poll() == nil { usleep(10_000) }
+        process.stop(SIGKILL)
+    }
+
+    deinit { stop() }
+}
+
+/// A system-bus address where nothing listens.
+public func absentSystemBusAddress() -> String {
+    "unix:path=\(FileManager.default.temporaryDirectory.path)/reachd-no-bus-\(UUID().uuidString.prefix(8))"
+}
+
+/// Runs `body` with reachd serving on `session` (on `network`); afterwards
+/// checks that reachd is still running (it never crashed, e.g. on a fatal
+/// libdbus warning) and stops it on every path out. When `body` throws and
+/// reachd has exited, the error says so, with reachd's stderr.
+public func withReachd<T>(
+    session: PrivateBus, systemBus: String, network: ReachdProcess.Network = .privateWithDefaultRoute,
+    arguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (ReachdProcess) async throws -> T
+) async throws -> T {
+    let reachd = try ReachdProcess(session: session, systemBus: systemBus, network: network, arguments: arguments)
+    defer { reachd.stop() }
+    try await reachd.waitUntilServing()
+    let result: T
+    do {
+        result = try await body(reachd)
+    } catch {
+        if let status = reachd.process.poll() {
+            throw TestFailure("\(error)\nreachd exited with status \(status); stderr:\n\(reachd.standardError)")
+        }
+        throw error
+    }
+    #expect(reachd.process.poll() == nil, "reachd exited during the test; stderr:\n\(reachd.standardError)",
+            sourceLocation: sourceLocation)
+    return result
+}
