@@ -46,6 +46,35 @@ struct ContractTests {
         }
     }
 
+    @Test("a host monitor's Introspect reply declares exactly dbus/io.reachd.Reachability1.Monitor.xml")
+    func monitorIntrospectionMatchesContract() async throws {
+        let monitorInterface = "io.reachd.Reachability1.Monitor"
+        let document = try IntrospectionDocument(xml: contractFile("io.reachd.Reachability1.Monitor.xml"))
+        let contract = try #require(document.interfaces[monitorInterface], "the contract file declares \(monitorInterface)")
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress()) { _ in
+                // The monitor lives as long as the connection that made it, so ask on one connection.
+                try await withConnection(to: session) { client in
+                    let reply = try await client.call(
+                        destination: BusName(ReachdProcess.busName), path: ObjectPath(ReachdProcess.path),
+                        interface: InterfaceName(ReachdProcess.interface), member: "ManagerForAddress", body: [.string("127.0.0.1")])
+                    guard case .objectPath(let monitor)? = reply.first else {
+                        Issue.record("ManagerForAddress answered \(reply)")
+                        return
+                    }
+                    let xml = try await client.call(destination: BusName(ReachdProcess.busName), path: monitor,
+                                                    interface: .introspectable, member: "Introspect").first?.stringValue
+                    let served = try IntrospectionDocument(xml: try #require(xml))
+                    let declared = try #require(served.interfaces[monitorInterface], "the reply declares \(monitorInterface):\n\(xml ?? "")")
+                    #expect(declared == contract)
+                    for standard in ["org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer"] {
+                        #expect(served.interfaces[standard] != nil, "the reply declares \(standard)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("busctl introspect lists the contract's members with their signatures, properties read-only")
     func busctlIntrospectMatchesContract() async throws {
         let contract = try Self.contract()
