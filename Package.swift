@@ -26,6 +26,8 @@ let package = Package(
         ),
         // One-line C wrappers for the macros and constants Swift cannot import.
         .target(name: "CShims", dependencies: ["CDBus"]),
+        // glibc malloc tuning (<malloc.h>) for the service executable.
+        .target(name: "CMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
         .target(name: "CNetlink"),
         // Swift over libdbus: event loop, connection, messages, exported objects.
@@ -45,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "ReachabilityService",
+                "ReachabilityService", "CMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMemory
 import Logging
 import ReachabilityService
 import ServiceLifecycle
@@ -35,6 +36,12 @@ struct ReachdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Clients may send strings of up to a few MiB. After the first such
+        // buffer is freed glibc raises its mmap threshold and serves the next
+        // ones from its heap, which fragments and grows in steps (+10 % over
+        // 10,000 bad calls in Scripts/reliability). A fixed threshold keeps
+        // large buffers in mappings of their own, returned when freed.
+        _ = CMemory_set_mmap_threshold(128 * 1024)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

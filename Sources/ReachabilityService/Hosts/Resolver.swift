@@ -3,70 +3,36 @@ import Synchronization
 
 /// Resolves DNS names with `getaddrinfo`, off every event loop.
 ///
-/// getaddrinfo blocks and cannot be cancelled, so each lookup runs on a
-/// short-lived thread of its own; at most `maximumConcurrent` run at once and
-/// the rest wait their turn. A caller gets nil after `timeout` even when the
-/// lookup hangs on, so a slow resolver delays only the names behind it,
-/// never another client or an address monitor.
+/// getaddrinfo blocks and cannot be cancelled, so lookups run on a few
+/// threads of their own (`ResolverThreads`, at most `maximumConcurrent`),
+/// in arrival order. A caller gets nil after `timeout` even when its lookup
+/// hangs on or is still waiting its turn, so a slow resolver delays only the
+/// names behind it, never another client or an address monitor; a lookup
+/// whose caller has given up is skipped.
 final class Resolver: Sendable {
-    private struct Slots {
-        var running = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let maximumConcurrent: Int
+    private let threads: ResolverThreads
     private let timeout: Duration
-    private let slots = Mutex(Slots())
 
     init(maximumConcurrent: Int = 8, timeout: Duration = .seconds(5)) {
-        self.maximumConcurrent = maximumConcurrent
+        self.threads = ResolverThreads(maximum: maximumConcurrent)
         self.timeout = timeout
     }
 
     /// The addresses `name` resolves to in the resolver's order, [] when it
     /// does not resolve, nil when the resolver did not answer in time.
     func resolve(_ name: String) async -> [IPAddress]? {
-        await acquire()
         let outcome = OneShot<[IPAddress]?>()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<[IPAddress]?, Never>) in
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[IPAddress]?, Never>) in
             outcome.arm(continuation)
-            startThread { [self] in
+            threads.run {
+                guard !outcome.isDone else { return }
                 outcome.resume(with: Self.lookUp(name))
-                self.release()
             }
             Task { [timeout] in
                 try? await Task.sleep(for: timeout)
                 outcome.resume(with: nil)
             }
         }
-        return result
-    }
-
-    private func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = slots.withLock { slots in
-                if slots.running < maximumConcurrent {
-                    slots.running += 1
-                    return true
-                }
-                slots.waiting.append(continuation)
-                return false
-            }
-            if admitted { continuation.resume() }
-        }
-    }
-
-    /// Called when a lookup thread ends (not when its caller timed out), so
-    /// hung lookups keep their slot and bound the threads in flight.
-    private func release() {
-        let next = slots.withLock { slots -> CheckedContinuation<Void, Never>? in
-            if slots.waiting.isEmpty {
-                slots.running -= 1
-                return nil
-            }
-            return slots.waiting.removeFirst()
-        }
-        next?.resume()
     }
 
     private static func lookUp(_ name: String) -> [IPAddress] {
@@ -120,23 +86,7 @@ private final class OneShot<Value: Sendable>: Sendable {
             stored = nil
         }
     }
-}
 
-/// Runs `body` on a new detached thread.
-private func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { context in
-        Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-        return nil
-    }, context)
-    if result == 0 {
-        pthread_detach(thread)
-    } else {
-        Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
-    }
+    /// Whether the answer (or the timeout) has already been given.
+    var isDone: Bool { continuation.withLock { $0 == nil } }
 }

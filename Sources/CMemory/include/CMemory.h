@@ -1,0 +1,13 @@
+// glibc's malloc tuning, which Swift's Glibc module does not export (<malloc.h>).
+#ifndef REACHD_CMEMORY_H
+#define REACHD_CMEMORY_H
+
+#include <malloc.h>
+#include <stddef.h>
+
+// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get a
+// mapping of their own, returned to the system when freed. Setting it also
+// turns off glibc's dynamic raising of the threshold.
+static inline int CMemory_set_mmap_threshold(size_t bytes) { return mallopt(M_MMAP_THRESHOLD, (int)bytes); }
+
+#endif
