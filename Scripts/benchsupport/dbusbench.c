@@ -12,19 +12,35 @@
  *                                        prints one line per change: "direct_us reachd_us" from the send
  *   hold ADDR N PREFIX                   one connection makes N monitors (ManagerForAddress PREFIX.x.y), prints
  *                                        "ready N" and keeps the connection (reading its signals) until killed
+ *   reeval ADDR N PREFIX IFNAME DST/LEN FLIPS
+ *                                        run inside reachd's network namespace: one connection makes N monitors as
+ *                                        `hold` does (PREFIX inside DST/LEN), then FLIPS times deletes / re-adds the
+ *                                        IPv4 route DST/LEN dev IFNAME (rtnetlink, scope link; it must exist at the
+ *                                        start); stamps (CLOCK_MONOTONIC) just before each netlink request and again
+ *                                        when the N-th ReachabilityChanged (Status 0 after a delete, > 0 after an add)
+ *                                        from a monitor path arrived; prints "down|up ms signals" per flip
+ *   floor ADDR N ROUNDS                  the bus's floor for the same traffic: a forked minimal C emitter sends, per
+ *                                        round, N monitor-path PropertiesChanged + ReachabilityChanged pairs (what
+ *                                        reachd sends per flip) and this client counts them as `reeval` does;
+ *                                        prints "ms signals" per round (stamp: just before the "go" to the emitter)
  *   fuzz ADDR N SEED                     N malformed/random calls to reachd, each must be answered; prints counts
  *   start ADDR NAME RUNS -- PROGRAM ARGS…  runs PROGRAM RUNS times: exec → NAME owned → first GetStatus reply;
  *                                        prints milliseconds per run
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -183,8 +199,8 @@ static int latency(const char *sys, const char *sess, int n) {
 }
 
 /* ---- hold: pipelined ManagerForAddress calls, then keep the connection ---- */
-static int hold(const char *addr, int n, const char *prefix) {
-    DBusConnection *c = connect_bus(addr);
+/* Makes n monitors for PREFIX.x.y on c; returns how many were made. */
+static int make_monitors(DBusConnection *c, int n, const char *prefix) {
     DBusPendingCall **pending = calloc(n, sizeof *pending);
     int ok = 0;
     for (int i = 0; i < n; i++) {
@@ -205,10 +221,209 @@ static int hold(const char *addr, int n, const char *prefix) {
                 dbus_pending_call_unref(pending[k]);
             }
     }
+    free(pending);
+    return ok;
+}
+
+static int hold(const char *addr, int n, const char *prefix) {
+    DBusConnection *c = connect_bus(addr);
+    int ok = make_monitors(c, n, prefix);
     printf("ready %d\n", ok);
     fflush(stdout);
     while (dbus_connection_read_write(c, -1)) drain(c, "", ""); /* until killed */
     return ok == n ? 0 : 1;
+}
+
+/* ---- reeval and floor: count monitor ReachabilityChanged signals until n arrived ---- */
+#define MON_IFACE RD_NAME ".Monitor"
+#define MON_PATHS RD_PATH "/Monitors"
+
+/* Counts ReachabilityChanged from paths under MON_PATHS whose status is 0 (want_up 0) or > 0 (want_up 1;
+ * -1: any) until n arrived or timeout_ms passed; returns the count, *t_last the arrival of the last one. */
+static long count_signals(DBusConnection *c, long n, int want_up, int timeout_ms, double *t_last) {
+    int fd;
+    dbus_connection_get_unix_fd(c, &fd);
+    double t0 = now_us();
+    long seen = 0;
+    while (seen < n) {
+        DBusMessage *m;
+        while (seen < n && (m = dbus_connection_pop_message(c))) {
+            dbus_int32_t status;
+            dbus_uint32_t flags;
+            const char *path = dbus_message_get_path(m);
+            if (dbus_message_is_signal(m, MON_IFACE, "ReachabilityChanged") && path &&
+                !strncmp(path, MON_PATHS "/", sizeof MON_PATHS) &&
+                dbus_message_get_args(m, NULL, DBUS_TYPE_INT32, &status, DBUS_TYPE_UINT32, &flags, DBUS_TYPE_INVALID) &&
+                (want_up < 0 || (want_up ? status > 0 : status == 0))) {
+                seen++;
+                *t_last = now_us();
+            }
+            dbus_message_unref(m);
+        }
+        if (seen >= n) break;
+        int left = timeout_ms - (int)((now_us() - t0) / 1000);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, left) <= 0) break;
+        if (!dbus_connection_read_write(c, 0)) break;
+    }
+    return seen;
+}
+
+/* Reads and drops whatever arrives until the connection has been quiet for quiet_ms. */
+static void settle(DBusConnection *c, int quiet_ms) {
+    int fd;
+    dbus_connection_get_unix_fd(c, &fd);
+    for (;;) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(c))) dbus_message_unref(m);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, quiet_ms) <= 0 || !dbus_connection_read_write(c, 0)) return;
+    }
+}
+
+static void add_attr(struct nlmsghdr *h, int type, const void *data, int len) {
+    struct rtattr *a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+    a->rta_type = type;
+    a->rta_len = RTA_LENGTH(len);
+    memcpy(RTA_DATA(a), data, len);
+    h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/* RTM_NEWROUTE / RTM_DELROUTE for DST/LEN dev OIF in the main table; 0 or an errno. Stamps *t0 just before the send. */
+static int route_change(int fd, int add, struct in_addr dst, int len, int oif, double *t0) {
+    struct { struct nlmsghdr h; struct rtmsg r; char attrs[64]; } req;
+    memset(&req, 0, sizeof req);
+    req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+    req.h.nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+    req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+    req.r.rtm_family = AF_INET;
+    req.r.rtm_dst_len = len;
+    req.r.rtm_table = RT_TABLE_MAIN;
+    req.r.rtm_protocol = RTPROT_BOOT;
+    req.r.rtm_scope = RT_SCOPE_LINK;
+    req.r.rtm_type = RTN_UNICAST;
+    add_attr(&req.h, RTA_DST, &dst, 4);
+    add_attr(&req.h, RTA_OIF, &oif, 4);
+    *t0 = now_us();
+    if (send(fd, &req, req.h.nlmsg_len, 0) < 0) return errno;
+    char buf[4096];
+    ssize_t got = recv(fd, buf, sizeof buf, 0);
+    if (got < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr))) return EIO;
+    struct nlmsghdr *h = (struct nlmsghdr *)buf;
+    if (h->nlmsg_type != NLMSG_ERROR) return EIO;
+    return -((struct nlmsgerr *)NLMSG_DATA(h))->error;
+}
+
+static int reeval(const char *addr, int n, const char *prefix, const char *ifname, const char *dst_len, int flips) {
+    char dst_text[64];
+    snprintf(dst_text, sizeof dst_text, "%s", dst_len);
+    char *slash = strchr(dst_text, '/');
+    struct in_addr dst;
+    int oif = if_nametoindex(ifname);
+    if (slash) *slash = 0;
+    if (!slash || inet_pton(AF_INET, dst_text, &dst) != 1 || !oif) {
+        fprintf(stderr, "dbusbench: reeval: bad route %s dev %s\n", dst_len, ifname);
+        return 2;
+    }
+    int len = atoi(slash + 1);
+    int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (nl < 0) { perror("dbusbench: netlink socket"); return 1; }
+
+    DBusConnection *c = connect_bus(addr);
+    add_match(c, "type='signal',sender='" RD_NAME "',interface='" MON_IFACE "',member='ReachabilityChanged',path_namespace='" MON_PATHS "'");
+    int ok = make_monitors(c, n, prefix);
+    if (ok != n) { fprintf(stderr, "dbusbench: reeval: made %d of %d monitors\n", ok, n); return 1; }
+    settle(c, 300);
+    int failed = 0;
+    for (int i = 0; i < flips; i++) {
+        int up = i % 2; /* delete first: every monitor starts reachable */
+        double t0, t1 = 0;
+        int err = route_change(nl, up, dst, len, oif, &t0);
+        if (err) { fprintf(stderr, "dbusbench: reeval: route %s: %s\n", up ? "add" : "delete", strerror(err)); return 1; }
+        long seen = count_signals(c, n, up, 30000, &t1);
+        printf("%s %.2f %ld\n", up ? "up" : "down", seen == n ? (t1 - t0) / 1000 : -1.0, seen);
+        fflush(stdout);
+        if (seen != n) { fprintf(stderr, "dbusbench: reeval: flip %d: %ld of %d monitors signalled within 30 s\n", i, seen, n); failed = 1; }
+        settle(c, 300); /* no second round may still be on its way */
+    }
+    if (flips % 2) { double t; route_change(nl, 1, dst, len, oif, &t); } /* leave the route as found */
+    return failed;
+}
+
+static void append_prop(DBusMessageIter *dict, const char *name, int type, const char *sig, const void *value) {
+    DBusMessageIter entry, v;
+    dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &name);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, sig, &v);
+    dbus_message_iter_append_basic(&v, type, value);
+    dbus_message_iter_close_container(&entry, &v);
+    dbus_message_iter_close_container(dict, &entry);
+}
+
+static int floor_emit(const char *addr, int n, int go_fd, int ready_fd) {
+    DBusConnection *c = connect_bus(addr);
+    DBusError e;
+    dbus_error_init(&e);
+    if (dbus_bus_request_name(c, "io.reachd.Floor", DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER)
+        die("request name", &e);
+    char ch;
+    if (write(ready_fd, "r", 1) != 1) return 1;
+    for (int round = 0; read(go_fd, &ch, 1) == 1; round++) {
+        dbus_int32_t status = round % 2 ? 2 : 0;
+        dbus_uint32_t flags = round % 2 ? 0x20002 : 0;
+        dbus_bool_t reachable = status > 0;
+        const char *text = status ? "ReachableViaWiFi" : "NotReachable", *iface = MON_IFACE;
+        for (int i = 0; i < n; i++) {
+            char path[96];
+            snprintf(path, sizeof path, MON_PATHS "/%d", i + 1);
+            DBusMessage *m = dbus_message_new_signal(path, PROPS, "PropertiesChanged");
+            DBusMessageIter it, dict, none;
+            dbus_message_iter_init_append(m, &it);
+            dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &iface);
+            dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+            append_prop(&dict, "Status", DBUS_TYPE_INT32, "i", &status);
+            append_prop(&dict, "Flags", DBUS_TYPE_UINT32, "u", &flags);
+            append_prop(&dict, "Reachable", DBUS_TYPE_BOOLEAN, "b", &reachable);
+            append_prop(&dict, "StatusString", DBUS_TYPE_STRING, "s", &text);
+            dbus_message_iter_close_container(&it, &dict);
+            dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &none);
+            dbus_message_iter_close_container(&it, &none);
+            dbus_connection_send(c, m, NULL);
+            dbus_message_unref(m);
+            m = dbus_message_new_signal(path, MON_IFACE, "ReachabilityChanged");
+            dbus_message_append_args(m, DBUS_TYPE_INT32, &status, DBUS_TYPE_UINT32, &flags, DBUS_TYPE_INVALID);
+            dbus_connection_send(c, m, NULL);
+            dbus_message_unref(m);
+        }
+        dbus_connection_flush(c);
+    }
+    return 0;
+}
+
+static int floor_bench(const char *addr, int n, int rounds) {
+    int go[2], ready[2];
+    if (pipe(go) || pipe(ready)) return 1;
+    pid_t pid = fork();
+    if (pid == 0) { close(go[1]); close(ready[0]); _exit(floor_emit(addr, n, go[0], ready[1])); }
+    close(go[0]); close(ready[1]);
+    DBusConnection *c = connect_bus(addr);
+    add_match(c, "type='signal',sender='io.reachd.Floor',interface='" MON_IFACE "',member='ReachabilityChanged',path_namespace='" MON_PATHS "'");
+    add_match(c, "type='signal',sender='io.reachd.Floor',interface='" PROPS "',member='PropertiesChanged',path_namespace='" MON_PATHS "'");
+    char ch;
+    if (read(ready[0], &ch, 1) != 1) return 1;
+    int failed = 0;
+    for (int i = 0; i < rounds; i++) {
+        double t0 = now_us(), t1 = 0;
+        if (write(go[1], "g", 1) != 1) return 1;
+        long seen = count_signals(c, n, -1, 30000, &t1);
+        printf("%.2f %ld\n", seen == n ? (t1 - t0) / 1000 : -1.0, seen);
+        fflush(stdout);
+        if (seen != n) failed = 1;
+        settle(c, 100);
+    }
+    close(go[1]);
+    waitpid(pid, NULL, 0);
+    return failed;
 }
 
 /* ---- fuzz: every call must come back with a reply or an error; none may go unanswered ---- */
@@ -316,6 +531,8 @@ int main(int argc, char **argv) {
     if (argc >= 9 && !strcmp(argv[1], "calls")) return calls(argv + 2, atoi(argv[7]), atol(argv[8]));
     if (argc >= 5 && !strcmp(argv[1], "latency")) return latency(argv[2], argv[3], atoi(argv[4]));
     if (argc >= 5 && !strcmp(argv[1], "hold")) return hold(argv[2], atoi(argv[3]), argv[4]);
+    if (argc >= 8 && !strcmp(argv[1], "reeval")) return reeval(argv[2], atoi(argv[3]), argv[4], argv[5], argv[6], atoi(argv[7]));
+    if (argc >= 5 && !strcmp(argv[1], "floor")) return floor_bench(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (argc >= 5 && !strcmp(argv[1], "fuzz")) return fuzz(argv[2], atol(argv[3]), (unsigned)atol(argv[4]));
     if (argc >= 7 && !strcmp(argv[1], "start") && !strcmp(argv[5], "--")) return start(argv[2], argv[3], atoi(argv[4]), argv + 6);
     fprintf(stderr, "usage: see the comment at the top of dbusbench.c\n");

@@ -6,19 +6,28 @@ BS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$BS_ROOT/Scripts/lib/common.sh"
 BS_PIDS=()
 BS_DIRS=()
+BS_NETNS=()
 BS_WORK="$(mktemp -d /tmp/reachd-bench.XXXXXX)"
 BS_DIRS+=("$BS_WORK")
 BS_REACHD="$BS_ROOT/.build-bench/release/reachd"
 BS_TOOL="$BS_WORK/dbusbench"
 
 bs_cleanup() {
-    local pid dir
+    local pid dir ns
     for pid in "${BS_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${BS_PIDS[@]}"; do
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
     for dir in "${BS_DIRS[@]}"; do rm -rf "$dir"; done
+    for ns in "${BS_NETNS[@]}"; do ip netns delete "$ns" 2>/dev/null || true; done
+}
+
+# bs_netns NAME: a fresh network namespace with `lo` up, deleted by bs_cleanup.
+bs_netns() {
+    ip netns add "$1"
+    BS_NETNS+=("$1")
+    ip -n "$1" link set lo up
 }
 
 # bs_build: release reachd (own scratch path) and the C fixture.
