@@ -8,9 +8,11 @@ import Glibc
 /// timers, no system calls while idle).
 final class ResolverThreads: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `queue`, `idle` and `started` are read
-    // and written only while `mutex` is held; `maximum` is a constant.
-    private var mutex = pthread_mutex_t()
-    private var wakeUp = pthread_cond_t()
+    // and written only while `mutex` is held; `maximum` is a constant. The
+    // mutex and condition live in allocated memory because pthread objects
+    // must not move, and `&property` promises no stable address.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let wakeUp = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [@Sendable () -> Void] = []
     private var idle = 0
     private var started = 0
@@ -18,29 +20,29 @@ final class ResolverThreads: @unchecked Sendable {
 
     init(maximum: Int) {
         self.maximum = maximum
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&wakeUp, nil)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(wakeUp, nil)
     }
 
     /// Runs `job` on one of the threads; jobs wait their turn when all are busy.
     func run(_ job: @escaping @Sendable () -> Void) {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         queue.append(job)
         let startAnother = idle == 0 && started < maximum
         if startAnother { started += 1 }
-        pthread_cond_signal(&wakeUp)
-        pthread_mutex_unlock(&mutex)
+        pthread_cond_signal(wakeUp)
+        pthread_mutex_unlock(mutex)
         if startAnother { startThread() }
     }
 
     private func work() -> Never {
         while true {
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
             idle += 1
-            while queue.isEmpty { pthread_cond_wait(&wakeUp, &mutex) }
+            while queue.isEmpty { pthread_cond_wait(wakeUp, mutex) }
             idle -= 1
             let job = queue.removeFirst()
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             job()
         }
     }
