@@ -1,6 +1,5 @@
 import DBus
 import ReachabilityCore
-import Synchronization
 
 /// One host monitor object: `/io/reachd/Reachability1/Monitors/N`,
 /// interface `io.reachd.Reachability1.Monitor`, owned by the connection
@@ -12,31 +11,21 @@ final class HostMonitor: Sendable {
     let path: ObjectPath
     let host: HostSpecification
     let owner: BusName
-    private let report: Mutex<HostReport>
+    private let state: AnnouncedState<HostReport>
 
     init(id: UInt64, host: HostSpecification, owner: BusName, report: HostReport) {
         self.id = id
         self.path = (try? ObjectPath("/io/reachd/Reachability1/Monitors/\(id)")) ?? "/io/reachd/Reachability1/Monitors"
         self.host = host
         self.owner = owner
-        self.report = Mutex(report)
+        self.state = AnnouncedState(report, path: path, interface: Self.interface)
     }
 
-    var current: HostReport { report.withLock { $0 } }
+    var current: HostReport { state.current }
 
     /// Stores `new` and announces what changed.
     func publish(_ new: HostReport, on connection: isolated Connection) throws {
-        let old = report.withLock { old in
-            defer { old = new }
-            return old
-        }
-        let changed = new.changedProperties(from: old)
-        guard !changed.isEmpty else { return }
-        try connection.emitPropertiesChanged(path: path, interface: Self.interface, names: changed)
-        if new.signalDue(from: old) {
-            try connection.emitSignal(path: path, interface: Self.interface, member: "ReachabilityChanged",
-                                      body: [.int32(new.status.rawValue), .uint32(new.flags.rawValue)])
-        }
+        try state.publish(new, on: connection)
     }
 
     func declaration(release: @escaping @Sendable (isolated Connection, Message) throws -> [DBusValue]) -> InterfaceDeclaration {

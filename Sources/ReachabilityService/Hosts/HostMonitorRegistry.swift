@@ -28,8 +28,6 @@ final class HostMonitorRegistry: Sendable {
         var reevaluationPending = false
     }
 
-    static let mainPath = ReachabilityPublisher.path
-
     private let state = Mutex(State())
     private let evaluator: HostEvaluator
     private let limits: Limits

@@ -55,13 +55,6 @@ public final class RouteLookup: Sendable {
         return result(for: best, isDefaultRoute: true)
     }
 
-    /// Whether the route to an address goes the way of the default route,
-    /// which is what makes a captive portal's answer apply to it.
-    public func isDefault(_ route: RouteLookupResult) -> Bool {
-        guard route.hasGateway else { return false }
-        return [defaultRoute(.v4), defaultRoute(.v6)].contains { $0?.outgoingInterface == route.outgoingInterface }
-    }
-
     // MARK: Decoding
 
     private struct DecodedRoute {

@@ -1,0 +1,58 @@
+import DBus
+import ReachabilityCore
+import Synchronization
+
+/// What the main object and each host monitor publish: a value that knows
+/// which of its D-Bus properties differ from an older one and whether
+/// `ReachabilityChanged(status, flags)` is due.
+protocol AnnouncedReachability: Sendable {
+    var status: NetworkReachabilityStatus { get }
+    var flags: ReachabilityFlags { get }
+    func changedProperties(from old: Self) -> [String]
+    func signalDue(from old: Self) -> Bool
+}
+
+extension PublishedReachability: AnnouncedReachability {}
+extension HostReport: AnnouncedReachability {}
+
+/// The current value of one exported object, and the one way its changes
+/// are announced: a single `PropertiesChanged` naming every property that
+/// changed, then `ReachabilityChanged` if (status, flags) changed.
+///
+/// Property reads come from D-Bus dispatch on the session connection's thread
+/// while updates come from back-end tasks, hence the mutex.
+final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
+    let path: ObjectPath
+    let interface: InterfaceName
+    private let value: Mutex<Value>
+
+    init(_ initial: Value, path: ObjectPath, interface: InterfaceName) {
+        self.path = path
+        self.interface = interface
+        self.value = Mutex(initial)
+    }
+
+    var current: Value { value.withLock { $0 } }
+
+    /// Sets the value without announcing it (before anyone can be listening).
+    func setInitial(_ new: Value) {
+        value.withLock { $0 = new }
+    }
+
+    /// Stores `new` and announces what changed; returns the changed names.
+    @discardableResult
+    func publish(_ new: Value, on connection: isolated Connection) throws -> [String] {
+        let old = value.withLock { old in
+            defer { old = new }
+            return old
+        }
+        let changed = new.changedProperties(from: old)
+        guard !changed.isEmpty else { return [] }
+        try connection.emitPropertiesChanged(path: path, interface: interface, names: changed)
+        if new.signalDue(from: old) {
+            try connection.emitSignal(path: path, interface: interface, member: "ReachabilityChanged",
+                                      body: [.int32(new.status.rawValue), .uint32(new.flags.rawValue)])
+        }
+        return changed
+    }
+}
