@@ -28,10 +28,7 @@ final class Resolver: Sendable {
                 guard !outcome.isDone else { return }
                 outcome.resume(with: Self.lookUp(name))
             }
-            Task { [timeout] in
-                try? await Task.sleep(for: timeout)
-                outcome.resume(with: nil)
-            }
+            outcome.limit(to: timeout, answering: nil)
         }
     }
 
@@ -72,21 +69,42 @@ final class Resolver: Sendable {
     }
 }
 
-/// A continuation resumed by whichever comes first: the answer or the timeout.
+/// A continuation resumed by whichever comes first: the answer or the
+/// timeout. The answer cancels the timeout, so no timer outlives its lookup.
 private final class OneShot<Value: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
+    private struct Waiting {
+        var continuation: CheckedContinuation<Value, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    private let waiting = Mutex(Waiting())
 
     func arm(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation.withLock { $0 = continuation }
+        waiting.withLock { $0.continuation = continuation }
+    }
+
+    /// Resumes with `fallback` once `timeout` has passed without an answer.
+    func limit(to timeout: Duration, answering fallback: Value) {
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self.resume(with: fallback)
+        }
+        let answered = waiting.withLock { waiting in
+            waiting.timer = timer
+            return waiting.continuation == nil
+        }
+        if answered { timer.cancel() }
     }
 
     func resume(with value: Value) {
-        continuation.withLock { stored in
-            stored?.resume(returning: value)
-            stored = nil
+        let (continuation, timer) = waiting.withLock { waiting in
+            defer { waiting = Waiting() }
+            return (waiting.continuation, waiting.timer)
         }
+        continuation?.resume(returning: value)
+        timer?.cancel()
     }
 
     /// Whether the answer (or the timeout) has already been given.
-    var isDone: Bool { continuation.withLock { $0 == nil } }
+    var isDone: Bool { waiting.withLock { $0.continuation == nil } }
 }
