@@ -219,7 +219,6 @@ public actor Connection {
         var message = message
         message.noReplyExpected = false
         guard isConnected else { throw DBusError.disconnected("not connected to the bus") }
-        try MessageWriter.validate(message)
         nextCallID += 1
         let id = nextCallID
         let reply = try await withTaskCancellationHandler {
