@@ -15,6 +15,9 @@ import Glibc
 /// ```
 public actor Connection {
     public let loop: EventLoop
+    /// False when the caller lent the loop (`open(address:loop:)`): then it
+    /// may carry other work, and closing the connection leaves it running.
+    private let ownsLoop: Bool
     let raw: OpaquePointer
     let mainLoop: LibdbusMainLoop
     public private(set) var uniqueName: BusName?
@@ -30,8 +33,9 @@ public actor Connection {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
-    private init(loop: EventLoop, raw: OpaquePointer) {
+    private init(loop: EventLoop, ownsLoop: Bool, raw: OpaquePointer) {
         self.loop = loop
+        self.ownsLoop = ownsLoop
         self.raw = raw
         self.mainLoop = LibdbusMainLoop(loop: loop, connection: raw)
     }
@@ -53,7 +57,7 @@ public actor Connection {
         }
         let connection: Connection
         do {
-            connection = Connection(loop: try loop ?? EventLoop(name: "dbus \(address)"), raw: raw)
+            connection = Connection(loop: try loop ?? EventLoop(name: "dbus \(address)"), ownsLoop: loop == nil, raw: raw)
         } catch {
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
@@ -101,7 +105,8 @@ public actor Connection {
 
     // MARK: Closing
 
-    /// Closes the connection: pending calls fail, subscriptions end, the loop stops.
+    /// Closes the connection: pending calls fail, subscriptions end, and the
+    /// loop stops once the connection is gone, unless it was lent.
     public func close() {
         guard !closed else { return }
         closed = true
@@ -121,7 +126,7 @@ public actor Connection {
             mainLoop.detach()
         }
         dbus_connection_unref(raw)
-        loop.shutdown()
+        if ownsLoop { loop.shutdown() }
     }
 
     /// Returns once the connection to the bus is lost or closed, or when the

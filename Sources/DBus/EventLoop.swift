@@ -11,10 +11,15 @@ import Synchronization
 ///
 /// It is also a `SerialExecutor`, so an actor whose `unownedExecutor` is this
 /// loop runs every isolated method on the loop thread; that is how
-/// `Connection` keeps its libdbus connection confined to one thread.
+/// `Connection` keeps its libdbus connection confined to one thread. A
+/// program that wants no other threads at all can make one loop on its main
+/// thread and install it as Swift's main and default executor
+/// (`EventLoop+Executors.swift`); then nothing in the process wakes up
+/// unless a descriptor, a timer or another thread asks it to.
 ///
 /// ```swift
-/// let loop = try EventLoop(name: "session-bus")
+/// let loop = try EventLoop(name: "session-bus")           // its own thread
+/// let main = try EventLoop(name: "main", thread: .caller)  // main.run() blocks here
 /// ```
 public final class EventLoop: SerialExecutor, @unchecked Sendable {
     // Why @unchecked Sendable is safe: `queue` is behind a Mutex and
@@ -24,7 +29,18 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     private struct Queue {
         var jobs: [UnownedJob] = []
+        /// Jobs that other threads asked to run later; the loop moves them
+        /// into `timers`, which only it may touch.
+        var delayedJobs: [(deadline: ContinuousClock.Instant, job: UnownedJob)] = []
         var stopRequested = false
+    }
+
+    /// Which thread runs the loop.
+    public enum LoopThread: Sendable {
+        /// A thread of its own, started at once.
+        case dedicated
+        /// Whichever thread calls `run()`, typically the main thread.
+        case caller
     }
 
     /// What the loop calls when a registered descriptor is ready.
@@ -40,7 +56,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     private var afterEachTurn: [(id: Int, run: () -> Void)] = []
     private var nextHookID = 0
 
-    public init(name: String) throws(SystemCallError) {
+    public init(name: String, thread: LoopThread = .dedicated) throws(SystemCallError) {
         self.name = name
         epollDescriptor = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do throws(SystemCallError) {
@@ -53,7 +69,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = wakeDescriptor
         _ = epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event)
-        startThread()
+        if thread == .dedicated { startThread() }
     }
 
     // MARK: Executor
@@ -66,12 +82,29 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             return wasIdle
         }
         // The loop empties the queue before running jobs, so only the first
-        // job of a batch needs to wake it.
-        if wasIdle { wake() }
+        // job of a batch needs to wake it, and never a job queued by the loop
+        // itself: it looks at the queue before it next waits.
+        if wasIdle && !isOnLoopThread { wake() }
+    }
+
+    /// Runs `job` once `deadline` has passed (`Task.sleep` on this executor).
+    func enqueue(_ job: UnownedJob, at deadline: ContinuousClock.Instant) {
+        if isOnLoopThread {
+            _ = timers.schedule(at: deadline) { [unowned self] in runJob(job) }
+        } else {
+            queue.withLock { $0.delayedJobs.append((deadline, job)) }
+            wake()
+        }
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    // Also the default executor's jobs when the loop is installed as one:
+    // they run as if isolated to the loop, which on its one thread they are.
+    private func runJob(_ job: UnownedJob) {
+        job.runSynchronously(on: asUnownedSerialExecutor())
     }
 
     public func checkIsolated() {
@@ -153,24 +186,32 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
     }
 
+    /// Runs the loop on the calling thread until `shutdown()`, for a loop made
+    /// with `thread: .caller`.
+    public func run() {
+        runLoop()
+    }
+
     private func startThread() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in
             let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
+            loop.runLoop()
             return nil
         }, context)
         precondition(result == 0, "pthread_create failed for event loop '\(name)': \(result)")
         pthread_detach(thread)
     }
 
-    private func run() {
-        loopThread.store(UInt(pthread_self()), ordering: .releasing)
+    private func runLoop() {
+        precondition(loopThread.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiringAndReleasing).exchanged,
+                     "event loop '\(name)' is already running")
         let capacity: Int32 = 64
         var events = [epoll_event](repeating: epoll_event(), count: Int(capacity))
         while true {
-            let timeout = timers.millisecondsUntilNextDeadline(now: .now)
+            let mustNotSleep = adoptDelayedJobs()
+            let timeout = mustNotSleep ? 0 : timers.millisecondsUntilNextDeadline(now: .now)
             let count = epoll_wait(epollDescriptor, &events, capacity, timeout)
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -191,14 +232,26 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                 defer { queue.jobs.removeAll(keepingCapacity: true) }
                 return (queue.jobs, queue.stopRequested)
             }
-            for job in jobs {
-                job.runSynchronously(on: asUnownedSerialExecutor())
-            }
+            for job in jobs { runJob(job) }
             if !jobs.isEmpty { runTurnHooks() }
             if stop && jobs.isEmpty { break }
         }
         close(wakeDescriptor)
         close(epollDescriptor)
+    }
+
+    /// Moves jobs other threads scheduled for later into `timers`; true if
+    /// jobs are waiting to run now, or the loop is to stop once they have,
+    /// so the loop must not sleep.
+    private func adoptDelayedJobs() -> Bool {
+        let (delayed, hasQueuedJobs) = queue.withLock { queue in
+            defer { queue.delayedJobs.removeAll() }
+            return (queue.delayedJobs, !queue.jobs.isEmpty || queue.stopRequested)
+        }
+        for (deadline, job) in delayed {
+            _ = timers.schedule(at: deadline) { [unowned self] in runJob(job) }
+        }
+        return hasQueuedJobs
     }
 
     private func runTurnHooks() {

@@ -5,6 +5,11 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public let call: String
     public let errno: Int32
 
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
     public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
 }
 

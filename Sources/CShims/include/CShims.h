@@ -9,6 +9,7 @@
 // Linux event primitives that Glibc's Swift module does not export.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 
 enum {
     CShims_TYPE_INVALID = DBUS_TYPE_INVALID,
