@@ -14,7 +14,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -40,17 +39,14 @@ let package = Package(
             dependencies: [
                 "DBus", "ReachabilityCore", "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The executable: arguments, logging, lifecycle. Thin.
+        // The executable: arguments, logging, signals, the one event loop. Thin.
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "ReachabilityService", "CMemory",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "DBus", "ReachabilityService", "CMemory",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The client library: AFNetworkReachabilityManager's API over reachd.

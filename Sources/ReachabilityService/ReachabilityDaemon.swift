@@ -1,7 +1,6 @@
 import DBus
 import Logging
 import ReachabilityCore
-import ServiceLifecycle
 
 /// How reachd runs: where the buses are, whether to take the name over.
 public struct ReachabilityDaemonConfiguration: Sendable {
@@ -46,15 +45,19 @@ public enum ReachabilityDaemonError: Error, CustomStringConvertible {
 /// Start-up order matters: the object is exported and the first state read
 /// from NetworkManager before the bus name is requested, so the first call
 /// after the name appears gets a real answer, never a start-up Unknown.
-public struct ReachabilityDaemon: Service {
+public struct ReachabilityDaemon: Sendable {
     public static let busName: BusName = "io.reachd.Reachability1"
 
     private let configuration: ReachabilityDaemonConfiguration
     private let logger: Logger
+    private let loop: EventLoop?
 
-    public init(configuration: ReachabilityDaemonConfiguration, logger: Logger) {
+    /// `loop`: the one loop to run both bus connections and the netlink
+    /// socket on; nil gives each connection a loop thread of its own.
+    public init(configuration: ReachabilityDaemonConfiguration, logger: Logger, loop: EventLoop? = nil) {
         self.configuration = configuration
         self.logger = logger
+        self.loop = loop
     }
 
     private enum Ending { case shutdown, nameLost, sessionLost, sourcesEnded }
@@ -67,8 +70,10 @@ public struct ReachabilityDaemon: Service {
         case kernelChanged
     }
 
-    public func run() async throws {
-        let session = try await Connection.session()
+    /// Serves until `shutdown` is requested (returns), another instance takes
+    /// the name over (returns), or the session bus is lost (throws).
+    public func run(until shutdown: ShutdownRequest) async throws {
+        let session = try await Connection.session(loop: loop)
         let publisher = ReachabilityPublisher()
         let routes = try RouteLookup()
         let monitors = HostMonitorRegistry(
@@ -144,7 +149,7 @@ public struct ReachabilityDaemon: Service {
                 return .sessionLost
             }
             group.addTask {
-                try? await gracefulShutdown()
+                await shutdown.wait()
                 return .shutdown
             }
             let first = await group.next() ?? .shutdown
@@ -181,9 +186,9 @@ public struct ReachabilityDaemon: Service {
         let system: Connection
         do {
             if let address = configuration.systemBusAddress {
-                system = try await Connection.open(address: address)
+                system = try await Connection.open(address: address, loop: loop)
             } else {
-                system = try await Connection.system()
+                system = try await Connection.system(loop: loop)
             }
         } catch {
             logger.warning("no system bus (\(error)); following the kernel's routes")

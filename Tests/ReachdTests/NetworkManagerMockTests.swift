@@ -156,4 +156,39 @@ struct NetworkManagerMockTests {
             }
         }
     }
+
+    @Test("--settle-ms: a flap shorter than the settle time announces nothing; a change that holds is announced once, after it")
+    func settleTimeSuppressesFlaps() async throws {
+        let system = try PrivateBus(.system)
+        defer { system.stop() }
+        let session = try PrivateBus(.session)
+        defer { session.stop() }
+        let mock = try await NetworkManagerMock(on: system)
+        defer { mock.stop() }
+        try await mock.addWiFi()
+        try await mock.setManager("PrimaryConnection", "o", Self.active + "wifi0")
+        try await mock.setManager("Connectivity", "u", "4")
+        try await mock.setState(70)
+
+        try await withReachd(session: session, systemBus: system.address, arguments: ["--settle-ms", "2000"]) { _ in
+            #expect(try await session.publishedProperties().standardOutput == Self.wifi.busctlLines)
+            let monitor = try await ReachdSignalMonitor(session: session)
+            defer { monitor.stop() }
+
+            // Down and straight back up: two mock calls, well inside 2 s.
+            try await mock.setState(20)
+            try await mock.setState(70)
+            try await Task.sleep(for: .seconds(3))
+            #expect(monitor.signals.isEmpty, "a flap is never announced: \(monitor.signals)")
+
+            let changed = ContinuousClock.now
+            try await mock.setState(20)
+            let expected = Self.offline.signals(after: Self.wifi)
+            try await monitor.waitForSignals(count: expected.count)
+            // A timer may fire late on a loaded machine, never early.
+            #expect(ContinuousClock.now - changed >= .milliseconds(2000), "announced only after the change held 2 s")
+            #expect(monitor.signals == expected)
+            #expect(try await session.publishedProperties().standardOutput == Self.offline.busctlLines)
+        }
+    }
 }

@@ -1,0 +1,108 @@
+import CMemory
+import DBus
+import Glibc
+import Logging
+import ReachabilityService
+import Synchronization
+
+/// `reachd`: network reachability for the session, AFNetworking-style, over D-Bus.
+///
+/// The whole service runs on one thread: the main thread's event loop is
+/// Swift's main and default executor, and both bus connections, the netlink
+/// socket, the shutdown signals and every task run on it. Only host-name
+/// lookups (getaddrinfo blocks) use threads of their own.
+@main
+enum Reachd {
+    static func main() {
+        let options: ReachdOptions
+        do {
+            switch try ReachdOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+            case .help:
+                print(ReachdOptions.help, terminator: "")
+                exit(0)
+            case .run(let parsed):
+                options = parsed
+            }
+        } catch {
+            printError("reachd: \(error)\nUsage: reachd --help")
+            exit(64)  // EX_USAGE
+        }
+
+        // Clients may send strings of up to a few MiB. After the first such
+        // buffer is freed glibc raises its mmap threshold and serves the next
+        // ones from its heap, which fragments and grows in steps (+10 % over
+        // 10,000 bad calls in Scripts/reliability). A fixed threshold keeps
+        // large buffers in mappings of their own, returned when freed.
+        _ = CMemory_set_mmap_threshold(128 * 1024)
+
+        let loop: EventLoop
+        let signals: SignalDescriptor
+        do {
+            signals = try SignalDescriptor(blocking: [SIGTERM, SIGINT])  // before any other thread exists
+            loop = try EventLoop(name: "reachd", thread: .caller)
+        } catch {
+            printError("reachd: \(error)")
+            exit(1)
+        }
+        EventLoop.installAsMainAndDefaultExecutor(loop)
+
+        let exitStatus = Mutex<Int32>(0)
+        Task {
+            let status = await serve(options, loop: loop, signals: signals)
+            exitStatus.withLock { $0 = status }
+            loop.shutdown()
+        }
+        loop.run()
+        exit(exitStatus.withLock { $0 })
+    }
+
+    /// Runs the service until a signal, a takeover or a lost bus; returns the exit status.
+    private static func serve(_ options: ReachdOptions, loop: EventLoop, signals: SignalDescriptor) async -> Int32 {
+        let level = Logger.Level(rawValue: options.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "reachd")
+        let daemon = ReachabilityDaemon(
+            configuration: ReachabilityDaemonConfiguration(
+                replace: options.replace, systemBusAddress: options.systemBusAddress,
+                settle: .milliseconds(options.settleMilliseconds),
+                maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors),
+            logger: logger, loop: loop)
+        let shutdown = ShutdownRequest()
+        signals.watch(on: loop) { signal in
+            logger.info("received signal \(signal); shutting down")
+            shutdown.request()
+        }
+        // The daemon also returns by itself when another instance takes the
+        // name over (--replace): a clean end (exit 0), not a failure.
+        do {
+            try await daemon.run(until: shutdown)
+            return 0
+        } catch let error as ReachabilityDaemonError {
+            logger.error("\(error)")
+            return error.exitCode
+        } catch {
+            logger.error("\(error)")
+            return 1
+        }
+    }
+}
+
+private func printError(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+}
+
+extension ReachabilityDaemonError {
+    /// 2: the name is taken (a configuration problem, don't restart);
+    /// 1: the bus went away (let systemd restart us).
+    var exitCode: Int32 {
+        switch self {
+        case .nameTaken: 2
+        case .sessionBusLost: 1
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// reachd's command line, parsed by hand.
+///
+/// Why not swift-argument-parser, as reachctl uses: it links
+/// FoundationEssentials, whose metadata the runtime touches at start-up, and
+/// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
+/// (design §6). Six options do not need a framework.
+struct ReachdOptions: Equatable {
+    var replace = false
+    var systemBusAddress: String?
+    var settleMilliseconds = 0
+    var maximumMonitorsPerClient = 64
+    var maximumMonitors = 4096
+    var logLevel = "info"
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static let help = """
+        OVERVIEW: Publish network reachability (io.reachd.Reachability1) on the session bus.
+
+        USAGE: reachd [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
+                      [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
+
+        OPTIONS:
+          --replace               Take the bus name over from a running reachd.
+          --system-bus-address ADDRESS
+                                  Watch NetworkManager on this system bus address instead of the
+                                  usual one (default: $DBUS_SYSTEM_BUS_ADDRESS or the standard socket).
+          --settle-ms N           Publish a change only after it has held this many milliseconds
+                                  (flap suppression; default: 0).
+          --max-monitors-per-client N
+                                  Host monitors one client connection may hold (default: 64).
+          --max-monitors N        Host monitors all clients together may hold (default: 4096).
+          --log-level LEVEL       trace, debug, info, notice, warning, error or critical (default: info).
+          -h, --help              Show this help.
+
+        """
+
+    /// What the command line asks for.
+    enum Request: Equatable {
+        case run(ReachdOptions)
+        case help
+    }
+
+    struct UsageError: Error, Equatable, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Parses the arguments after the program name. Options take their value
+    /// as the next argument or after `=`, as swift-argument-parser's did.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Request {
+        var options = ReachdOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            let (name, inlineValue) = split(argument)
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = remaining.popFirst() else { throw UsageError(description: "missing value for '\(name)'") }
+                return next
+            }
+            func count(atLeast minimum: Int) throws(UsageError) -> Int {
+                let text = try value()
+                guard let number = Int(text), number >= minimum else {
+                    throw UsageError(description: "\(name) needs a whole number of at least \(minimum), not '\(text)'")
+                }
+                return number
+            }
+            switch name {
+            case "-h", "--help":
+                return .help
+            case "--replace":
+                guard inlineValue == nil else { throw UsageError(description: "--replace takes no value") }
+                options.replace = true
+            case "--system-bus-address":
+                options.systemBusAddress = try value()
+            case "--settle-ms":
+                options.settleMilliseconds = try count(atLeast: 0)
+            case "--max-monitors-per-client":
+                options.maximumMonitorsPerClient = try count(atLeast: 1)
+            case "--max-monitors":
+                options.maximumMonitors = try count(atLeast: 1)
+            case "--log-level":
+                let level = try value()
+                guard logLevels.contains(level) else {
+                    throw UsageError(description: "unknown --log-level '\(level)' (one of \(logLevels.joined(separator: ", ")))")
+                }
+                options.logLevel = level
+            default:
+                throw UsageError(description: "unknown argument '\(argument)'")
+            }
+        }
+        return .run(options)
+    }
+
+    private static func split(_ argument: String) -> (name: String, value: String?) {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// reachd's command line, and the shape of the running process, as an
+/// administrator or a unit file sees them.
+@Suite("reachd's command line and process", .timeLimit(.minutes(1)))
+struct CommandLineTests {
+    @Test("--help lists every option and exits 0")
+    func helpListsTheOptions() async throws {
+        let help = try await runTool(ReachdProcess.executable, ["--help"])
+        #expect(help.status == 0, "\(help.transcript)")
+        for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level"] {
+            #expect(help.standardOutput.contains(option), "--help mentions \(option): \(help.transcript)")
+        }
+    }
+
+    @Test("a bad command line exits 64 (EX_USAGE) and says what is wrong, without touching the bus",
+          arguments: [
+            (["--settle-ms", "-1"], "--settle-ms"),
+            (["--settle-ms=soon"], "soon"),
+            (["--max-monitors", "0"], "--max-monitors"),
+            (["--max-monitors-per-client"], "missing value"),
+            (["--log-level", "loud"], "loud"),
+            (["--replace=yes"], "--replace"),
+            (["--frobnicate"], "--frobnicate"),
+          ])
+    func badCommandLineExits64(arguments: [String], named: String) async throws {
+        let result = try await runTool(ReachdProcess.executable, arguments,
+                                       environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
+        #expect(result.status == 64, "\(result.transcript)")
+        #expect(result.standardError.contains(named), "stderr names the problem: \(result.transcript)")
+    }
+
+    @Test("options also take their value after '=', and reachd serves with them")
+    func optionsWithEquals() async throws {
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress(),
+                                 arguments: ["--settle-ms=0", "--log-level=error", "--max-monitors=10"]) { reachd in
+                let status = try await session.getStatus()
+                #expect(status.standardOutput == "(2, uint32 2)\n", "\(status.transcript)")
+                #expect(!reachd.standardError.contains(" info "), "only errors are logged: \(reachd.standardError)")
+            }
+        }
+    }
+
+    @Test("reachd serves from one thread: nothing else in it can wake up while the network is quiet")
+    func servesFromOneThread() async throws {
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .current) { reachd in
+                for _ in 0..<3 { _ = try await session.getStatus() }
+                let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(reachd.pid)/task")
+                #expect(threads.count == 1, "threads: \(threads)")
+            }
+        }
+    }
+}
