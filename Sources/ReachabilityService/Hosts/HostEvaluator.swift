@@ -7,16 +7,20 @@ struct HostEvaluator: Sendable {
     let routes: RouteLookup
     let resolver: Resolver
 
-    /// The default routes, looked up once per evaluation round.
-    struct Defaults: Sendable {
-        let interfaces: Set<String>
+    /// What one evaluation round looks up once for all its hosts: the
+    /// default routes' interfaces, and each interface's facts.
+    struct Round: Sendable {
+        let defaultInterfaces: Set<String>
+        let links: LinkSnapshots
     }
 
-    func defaults() -> Defaults {
-        Defaults(interfaces: Set([routes.defaultRoute(.v4), routes.defaultRoute(.v6)].compactMap { $0?.outgoingInterface }))
+    func startRound() -> Round {
+        let links = LinkSnapshots()
+        let defaults = [routes.defaultRoute(.v4, links: links), routes.defaultRoute(.v6, links: links)]
+        return Round(defaultInterfaces: Set(defaults.compactMap { $0?.outgoingInterface }), links: links)
     }
 
-    func report(for host: HostSpecification, portal: Bool, defaults: Defaults) async -> HostReport {
+    func report(for host: HostSpecification, portal: Bool, round: Round) async -> HostReport {
         let addresses: [IPAddress]
         switch host {
         case .address(let address):
@@ -26,8 +30,8 @@ struct HostEvaluator: Sendable {
             addresses = await resolver.resolve(name) ?? []
         }
         let lookups = addresses.map { address -> RouteLookupResult? in
-            guard var route = routes.route(to: address) else { return nil }
-            route.isDefaultRoute = route.hasGateway && defaults.interfaces.contains(route.outgoingInterface)
+            guard var route = routes.route(to: address, links: round.links) else { return nil }
+            route.isDefaultRoute = route.hasGateway && round.defaultInterfaces.contains(route.outgoingInterface)
             return route
         }
         return HostReachability(addressRoutes: lookups, portal: portal).report

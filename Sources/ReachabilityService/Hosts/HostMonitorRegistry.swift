@@ -46,7 +46,7 @@ final class HostMonitorRegistry: Sendable {
     /// Makes a monitor for `host` owned by `owner`, exported on `session`.
     func create(host: HostSpecification, owner: BusName, session: Connection) async throws -> ObjectPath {
         let id = try reserve(for: owner)
-        let report = await evaluator.report(for: host, portal: portal(), defaults: evaluator.defaults())
+        let report = await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
         let monitor = HostMonitor(id: id, host: host, owner: owner, report: report)
         do {
             try await session.export([monitor.declaration { [self] connection, call in
@@ -123,7 +123,7 @@ final class HostMonitorRegistry: Sendable {
 
     /// A one-shot answer, as `CheckHost` gives it.
     func check(_ host: HostSpecification) async -> HostReport {
-        await evaluator.report(for: host, portal: portal(), defaults: evaluator.defaults())
+        await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
     }
 
     /// Re-evaluates every monitor after a network change. Changes that come
@@ -155,13 +155,13 @@ final class HostMonitorRegistry: Sendable {
     private func reevaluateOnce(on session: Connection) async {
         let monitors = state.withLock { Array($0.monitors.values) }
         guard !monitors.isEmpty else { return }
-        let defaults = evaluator.defaults()
+        let round = evaluator.startRound()
         let portal = portal()
         let hosts = Set(monitors.map(\.host))
         var reports: [HostSpecification: HostReport] = [:]
         await withTaskGroup(of: (HostSpecification, HostReport).self) { group in
             for host in hosts {
-                group.addTask { [evaluator] in (host, await evaluator.report(for: host, portal: portal, defaults: defaults)) }
+                group.addTask { [evaluator] in (host, await evaluator.report(for: host, portal: portal, round: round)) }
             }
             for await (host, report) in group { reports[host] = report }
         }

@@ -32,7 +32,8 @@ public final class RouteLookup: Sendable {
 
     /// The route to `address`, or nil when the kernel has none (unreachable,
     /// prohibited, blackholed and "network is unreachable" all answer with an error).
-    public func route(to address: IPAddress) -> RouteLookupResult? {
+    /// `links` may carry interface facts already read in this round.
+    func route(to address: IPAddress, links: LinkSnapshots = LinkSnapshots()) -> RouteLookupResult? {
         var attributes: [UInt8] = []
         attributes.appendAttribute(type: UInt16(RTA_DST.rawValue), payload: address.bytes)
         if address.zoneIndex != 0 {
@@ -41,18 +42,18 @@ public final class RouteLookup: Sendable {
         let family = address.family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6)
         let replies = request(family: family, destinationLength: UInt8(address.bytes.count * 8), dump: false, attributes: attributes)
         guard let route = replies.compactMap(Self.decodeRoute).first else { return nil }
-        return result(for: route, isDefaultRoute: false)
+        return result(for: route, isDefaultRoute: false, links: links)
     }
 
     /// The main table's default route for IPv4 or IPv6 (lowest metric), nil when none.
-    public func defaultRoute(_ family: IPAddress.Family) -> RouteLookupResult? {
+    func defaultRoute(_ family: IPAddress.Family, links: LinkSnapshots = LinkSnapshots()) -> RouteLookupResult? {
         let replies = request(family: family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6), destinationLength: 0,
                               dump: true, attributes: [])
         let defaults = replies.compactMap(Self.decodeRoute).filter {
             $0.destinationLength == 0 && $0.table == UInt32(RT_TABLE_MAIN.rawValue) && $0.type == .unicast
         }
         guard let best = defaults.min(by: { $0.priority < $1.priority }) else { return nil }
-        return result(for: best, isDefaultRoute: true)
+        return result(for: best, isDefaultRoute: true, links: links)
     }
 
     // MARK: Decoding
@@ -88,16 +89,15 @@ public final class RouteLookup: Sendable {
             priority: attributes[UInt16(RTA_PRIORITY.rawValue)].flatMap { $0.count >= 4 ? readUInt32($0, at: $0.startIndex) : nil } ?? 0)
     }
 
-    private func result(for route: DecodedRoute, isDefaultRoute: Bool) -> RouteLookupResult? {
-        guard let name = LinkInspector.name(ofIndex: route.outputInterface) else {
+    private func result(for route: DecodedRoute, isDefaultRoute: Bool, links: LinkSnapshots) -> RouteLookupResult? {
+        guard let link = links.link(index: route.outputInterface) else {
             return route.type == .unicast ? nil : RouteLookupResult(
                 type: route.type, hasGateway: false, outgoingInterface: "", medium: .other, linkIsUp: false,
                 isDefaultRoute: isDefaultRoute)
         }
         return RouteLookupResult(
-            type: route.type, hasGateway: route.hasGateway, outgoingInterface: name,
-            medium: LinkMedium(LinkInspector.facts(of: name)), linkIsUp: LinkInspector.isUpAndRunning(name),
-            isDefaultRoute: isDefaultRoute)
+            type: route.type, hasGateway: route.hasGateway, outgoingInterface: link.name,
+            medium: link.medium, linkIsUp: link.isUpAndRunning, isDefaultRoute: isDefaultRoute)
     }
 
     // MARK: Requests
