@@ -34,6 +34,7 @@ bs_netns() {
 bs_build() {
     install_missing "${REACHD_BUILD_PACKAGES[@]}" "${REACHD_TEST_PACKAGES[@]}" gcc strace
     find_swift
+    release_link_directory
     say "building reachd (release, .build-bench)"
     (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachd --scratch-path .build-bench >&2)
     say "compiling Scripts/benchsupport/dbusbench.c"
