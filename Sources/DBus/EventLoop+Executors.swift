@@ -29,7 +29,7 @@ extension EventLoop {
 /// protocols, so this private facade does, and hands out the loop itself as
 /// the main actor's serial executor: jobs for the main actor, for tasks and
 /// for the loop's own actors all land in the one queue.
-private final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unchecked Sendable {
+private final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor {
     let loop: EventLoop
 
     init(_ loop: EventLoop) {
@@ -48,8 +48,7 @@ private final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        let duration = (clock.now.duration(to: instant) as? Duration) ?? .zero
-        loop.enqueue(UnownedJob(job), at: .now + duration)
+        enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { loop.asUnownedSerialExecutor() }

@@ -92,11 +92,15 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     /// Runs `job` once `deadline` has passed (`Task.sleep` on this executor).
     func enqueue(_ job: UnownedJob, at deadline: ContinuousClock.Instant) {
         if isOnLoopThread {
-            _ = timers.schedule(at: deadline) { [unowned self] in runJob(job) }
+            scheduleJob(job, at: deadline)
         } else {
             queue.withLock { $0.delayedJobs.append((deadline, job)) }
             wake()
         }
+    }
+
+    private func scheduleJob(_ job: UnownedJob, at deadline: ContinuousClock.Instant) {
+        _ = timers.schedule(at: deadline) { [unowned self] in runJob(job) }
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -266,7 +270,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             return (queue.delayedJobs, !queue.jobs.isEmpty || queue.stopRequested)
         }
         for (deadline, job) in delayed {
-            _ = timers.schedule(at: deadline) { [unowned self] in runJob(job) }
+            scheduleJob(job, at: deadline)
         }
         return hasQueuedJobs
     }

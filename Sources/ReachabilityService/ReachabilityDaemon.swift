@@ -106,8 +106,11 @@ public struct ReachabilityDaemon: Sendable {
             }
         }
         let view = { @Sendable (snapshot: NetworkManagerSnapshot?) -> PublishedReachability in
-            snapshot.map(PublishedReachability.init(networkManager:))
-                ?? PublishedReachability(kernelDefaultRoute: routes.defaultRoute(.v4), ipv6DefaultRoute: routes.defaultRoute(.v6))
+            if let snapshot { return PublishedReachability(networkManager: snapshot) }
+            // Both default routes usually leave by the same interface: read it once.
+            let links = LinkSnapshots()
+            return PublishedReachability(kernelDefaultRoute: routes.defaultRoute(.v4, links: links),
+                                         ipv6DefaultRoute: routes.defaultRoute(.v6, links: links))
         }
         let first = view(networkManager)
         publisher.setInitial(first)
