@@ -33,11 +33,14 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "CShims"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
         .target(name: "ReachabilityCore"),
+        // The D-Bus contract spelled once: names, errors and property tables,
+        // for the service and the client library alike.
+        .target(name: "ReachabilityContract", dependencies: ["DBus", "ReachabilityCore"]),
         // The service: NetworkManager back end, published state, exported objects.
         .target(
             name: "ReachabilityService",
             dependencies: [
-                "DBus", "ReachabilityCore", "CNetlink",
+                "DBus", "ReachabilityCore", "ReachabilityContract", "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -50,7 +53,8 @@ let package = Package(
             ]
         ),
         // The client library: AFNetworkReachabilityManager's API over reachd.
-        .target(name: "Reachability", dependencies: ["DBus", "ReachabilityCore"]),
+        // It imports DBus and the contract internally (SE-0409): its users never see them.
+        .target(name: "Reachability", dependencies: ["DBus", "ReachabilityCore", "ReachabilityContract"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",
@@ -69,6 +73,13 @@ let package = Package(
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl", "TestSupport"]),
+        .testTarget(
+            name: "ReachabilityContractTests",
+            dependencies: [
+                "ReachabilityContract",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "ReachabilityCoreTests",
             dependencies: [

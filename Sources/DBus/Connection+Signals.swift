@@ -25,7 +25,26 @@ extension Connection {
         bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .bufferingNewest(4096)
     ) async throws -> AsyncStream<Message> {
         let (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: bufferingPolicy)
-        let id = addSubscription(rules, deliver: { continuation.yield($0) }, onFinish: { continuation.finish() })
+        try await deliverSignals(matchingAny: rules, to: continuation) { $0 }
+        return stream
+    }
+
+    /// Delivers the signals matching any of `rules` into a stream of the
+    /// caller's, transformed, so that the caller can merge them with events
+    /// of its own (a retry timer) into one stream, in arrival order. The
+    /// subscription ends when that stream terminates or the connection ends
+    /// (which finishes the stream).
+    ///
+    /// ```swift
+    /// let (events, sink) = AsyncStream.makeStream(of: Event.self)
+    /// try await bus.deliverSignals(matchingAny: rules, to: sink) { .signal($0) }
+    /// retryTimer { sink.yield(.retry) }
+    /// ```
+    public func deliverSignals<Element: Sendable>(
+        matchingAny rules: [MatchRule], to continuation: AsyncStream<Element>.Continuation,
+        as transform: @escaping @Sendable (Message) -> Element
+    ) async throws {
+        let id = addSubscription(rules, deliver: { continuation.yield(transform($0)) }, onFinish: { continuation.finish() })
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscription(id) }
         }
@@ -37,7 +56,6 @@ extension Connection {
             removeSubscription(id)
             throw error
         }
-        return stream
     }
 
     /// The owner of `name` now (nil when it has none), then each change of owner.

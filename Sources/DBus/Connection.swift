@@ -75,8 +75,7 @@ public actor Connection {
         if let runtime = environment("XDG_RUNTIME_DIR"), access(runtime + "/bus", F_OK) == 0 {
             return try await open(address: "unix:path=\(runtime)/bus", loop: loop)
         }
-        throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported",
-                        message: "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
+        throw NoSessionBusError()
     }
 
     /// The system bus named by `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.

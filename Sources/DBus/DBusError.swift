@@ -57,3 +57,17 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
         DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: message)
     }
 }
+
+/// There is no session bus to connect to: `DBUS_SESSION_BUS_ADDRESS` is not set and
+/// `$XDG_RUNTIME_DIR/bus` does not exist. A type of its own, so that callers can tell
+/// "no bus here" from a bus that answered with an error.
+public struct NoSessionBusError: Error, Hashable, Sendable, CustomStringConvertible {
+    public init() {}
+
+    /// The D-Bus error name a client library reports it under.
+    public static let name: ErrorName = "org.freedesktop.DBus.Error.NotSupported"
+
+    public var description: String {
+        "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist"
+    }
+}

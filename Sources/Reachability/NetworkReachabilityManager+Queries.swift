@@ -1,4 +1,5 @@
-import DBus
+internal import DBus
+internal import ReachabilityContract
 
 extension NetworkReachabilityManager {
     /// Asks the service once, without monitoring: `GetAll` on the default route (starting reachd by
@@ -13,14 +14,14 @@ extension NetworkReachabilityManager {
             var update = ReachabilityUpdate.unknown
             guard let request = target.monitorRequest else {
                 let reply = try await bus.call(
-                    destination: ServiceContract.busName, path: ServiceContract.path, interface: .properties,
-                    member: "GetAll", body: [.string(ServiceContract.interface.rawValue)])
+                    destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath, interface: .properties,
+                    member: "GetAll", body: [.string(ReachabilityContract.interface.rawValue)])
                 update.apply(ReachabilityUpdate.properties(in: reply.first ?? .structure([])))
                 return update
             }
             let made = try await bus.call(
-                .methodCall(destination: ServiceContract.busName, path: ServiceContract.path,
-                            interface: ServiceContract.interface, member: request.method, body: [.string(request.host)]),
+                .methodCall(destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath,
+                            interface: ReachabilityContract.interface, member: request.method, body: [.string(request.host)]),
                 timeout: .seconds(25))
             guard case .objectPath(let path)? = made.body.first, let owner = made.sender else {
                 throw DBusError.failed("\(request.method) answered \(made.body) instead of an object path")
@@ -28,13 +29,13 @@ extension NetworkReachabilityManager {
             do {
                 let reply = try await bus.call(
                     destination: owner, path: path, interface: .properties, member: "GetAll",
-                    body: [.string(ServiceContract.monitorInterface.rawValue)])
+                    body: [.string(ReachabilityContract.monitorInterface.rawValue)])
                 update.apply(ReachabilityUpdate.properties(in: reply.first ?? .structure([])))
             } catch {
-                _ = try? await bus.call(destination: owner, path: path, interface: ServiceContract.monitorInterface, member: "Release")
+                _ = try? await bus.call(destination: owner, path: path, interface: ReachabilityContract.monitorInterface, member: ReachabilityContract.release)
                 throw error
             }
-            _ = try await bus.call(destination: owner, path: path, interface: ServiceContract.monitorInterface, member: "Release")
+            _ = try await bus.call(destination: owner, path: path, interface: ReachabilityContract.monitorInterface, member: ReachabilityContract.release)
             return update
         }
     }
@@ -49,8 +50,8 @@ extension NetworkReachabilityManager {
     ) async throws(ReachabilityError) -> (status: NetworkReachabilityStatus, flags: ReachabilityFlags) {
         try await withServiceConnection(sessionBusAddress) { bus in
             let reply = try await bus.call(
-                destination: ServiceContract.busName, path: ServiceContract.path, interface: ServiceContract.interface,
-                member: "CheckHost", body: [.string(host)])
+                destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath, interface: ReachabilityContract.interface,
+                member: ReachabilityContract.checkHost, body: [.string(host)])
             guard reply.count == 2, case .int32(let status) = reply[0], case .uint32(let flags) = reply[1] else {
                 throw DBusError.failed("CheckHost answered \(reply) instead of (i, u)")
             }

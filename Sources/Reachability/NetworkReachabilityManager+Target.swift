@@ -1,4 +1,4 @@
-import DBus
+internal import DBus
 import Glibc
 
 extension NetworkReachabilityManager {

@@ -1,4 +1,5 @@
-import DBus
+internal import DBus
+internal import ReachabilityContract
 
 /// Why a call to reachd failed, by the D-Bus error name the bus or the service answered with.
 ///
@@ -23,9 +24,12 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String { "\(name): \(message)" }
 
     /// The host is neither a DNS name nor an IP address literal.
-    public static let invalidHost = "io.reachd.Reachability1.Error.InvalidHost"
+    public static let invalidHost = ReachabilityContract.ErrorNames.invalidHost.rawValue
     /// The service's per-connection or global cap on host monitors is reached.
-    public static let limitExceeded = "io.reachd.Reachability1.Error.LimitExceeded"
+    public static let limitExceeded = ReachabilityContract.ErrorNames.limitExceeded.rawValue
+    /// The service could not get an answer it trusts right now (the kernel did not answer a
+    /// route lookup); asking again later may succeed.
+    public static let tryAgain = ReachabilityContract.ErrorNames.tryAgain.rawValue
     /// The service does not offer this (an older reachd), or there is no session bus.
     public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
     /// reachd is not running and D-Bus cannot start it (no activation file installed).
@@ -37,21 +41,30 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// No answer in time.
     public static let noReply = "org.freedesktop.DBus.Error.NoReply"
 
+    /// Errors that say the bus or the service is not there, as opposed to the service refusing.
+    private static let unavailableNames: Set<String> = [
+        serviceUnknown, nameHasNoOwner, disconnected, noReply,
+        "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer",
+        "org.freedesktop.DBus.Error.TimedOut",
+    ]
+
+    /// Set when the error came from there being no session bus at all (an error of its own type).
+    private var hasNoSessionBus = false
+
     /// True when the failure means "reachd cannot be reached", as opposed to the service
     /// refusing the request: the bus is missing, the service is not there and cannot be
     /// activated, or it did not answer.
     public var isServiceUnavailable: Bool {
-        [Self.serviceUnknown, Self.nameHasNoOwner, Self.disconnected, Self.noReply,
-         "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer",
-         "org.freedesktop.DBus.Error.TimedOut"].contains(name)
-            || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
-            || (name == Self.notSupported && message.hasPrefix("no session bus"))
+        hasNoSessionBus || Self.unavailableNames.contains(name) || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
     }
 
     init(_ error: any Error) {
         switch error {
         case let error as ReachabilityError:
             self = error
+        case let error as NoSessionBusError:
+            self.init(name: NoSessionBusError.name.rawValue, message: error.description)
+            hasNoSessionBus = true
         case let error as DBusError:
             self.init(name: error.name.rawValue, message: error.message)
         case is CancellationError:

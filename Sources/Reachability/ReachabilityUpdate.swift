@@ -1,4 +1,4 @@
-import DBus
+internal import DBus
 
 /// What the service says about one path at one moment: the values an `updates` stream carries.
 ///

@@ -1,4 +1,4 @@
-import DBus
+internal import DBus
 
 /// Follows one target on the session bus for a manager and reports each new value.
 ///

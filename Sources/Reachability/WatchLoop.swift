@@ -1,4 +1,5 @@
-import DBus
+internal import DBus
+internal import ReachabilityContract
 
 /// What the watch loop reacts to, in the order it arrives.
 enum WatchEvent: Sendable {
@@ -112,13 +113,13 @@ struct WatchLoop {
         let generation = generation
         do {
             // Subscribe first, then read: a change made in between is in the stream.
-            let signals = try await bus.signals(matchingAny: ServiceContract.rules(for: target))
+            let signals = try await bus.signals(matchingAny: ServiceSubscriptions.rules(for: target))
             forwarding = Task { [post] in
                 for await signal in signals { post.yield(.signal(generation: generation, signal)) }
                 post.yield(.signalsEnded(generation: generation))
             }
             connection = bus
-            owner = try await bus.nameOwner(of: ServiceContract.busName)
+            owner = try await bus.nameOwner(of: ReachabilityContract.busName)
         } catch {
             forwarding?.cancel()
             forwarding = nil
@@ -143,8 +144,8 @@ struct WatchLoop {
         activation = Task { [post] in
             do {
                 _ = try await bus.call(
-                    destination: .bus, path: ServiceContract.busPath, interface: .bus, member: "StartServiceByName",
-                    body: [.string(ServiceContract.busName.rawValue), .uint32(0)], timeout: .seconds(30))
+                    destination: .bus, path: ServiceSubscriptions.busPath, interface: .bus, member: "StartServiceByName",
+                    body: [.string(ReachabilityContract.busName.rawValue), .uint32(0)], timeout: .seconds(30))
             } catch is CancellationError {
             } catch {
                 post.yield(.activationFailed(generation: generation, ReachabilityError(error)))
@@ -189,8 +190,8 @@ struct WatchLoop {
         for task in [activation, activationGrace, retry, forwarding] { task?.cancel() }
         if let bus = connection {
             if let monitorPath, let owner {
-                _ = try? await bus.call(destination: owner, path: monitorPath, interface: ServiceContract.monitorInterface,
-                                        member: "Release", timeout: .seconds(5))
+                _ = try? await bus.call(destination: owner, path: monitorPath, interface: ReachabilityContract.monitorInterface,
+                                        member: ReachabilityContract.release, timeout: .seconds(5))
             }
             await bus.close()
         }
@@ -203,7 +204,7 @@ struct WatchLoop {
     private mutating func handle(_ signal: Message) async {
         if signal.sender == .bus {
             guard signal.member == "NameOwnerChanged", signal.body.count == 3,
-                  signal.body[0].stringValue == ServiceContract.busName.rawValue else { return }
+                  signal.body[0].stringValue == ReachabilityContract.busName.rawValue else { return }
             let newOwner = signal.body[2].stringValue.flatMap(BusName.init(rawValue:))
             guard newOwner != owner else { return }
             forgetService()
@@ -242,11 +243,11 @@ struct WatchLoop {
 
     /// The object followed: the service's main object, or our host monitor once it exists.
     private var objectPath: ObjectPath? {
-        target == .defaultRoute ? ServiceContract.path : monitorPath
+        target == .defaultRoute ? ReachabilityContract.objectPath : monitorPath
     }
 
     private var objectInterface: InterfaceName {
-        target == .defaultRoute ? ServiceContract.interface : ServiceContract.monitorInterface
+        target == .defaultRoute ? ReachabilityContract.interface : ReachabilityContract.monitorInterface
     }
 
     /// Reads the whole state from the current owner (making the host monitor first if needed).
@@ -254,8 +255,8 @@ struct WatchLoop {
         guard let bus = connection, let owner else { return }
         do {
             if monitorPath == nil, let request = target.monitorRequest {
-                let reply = try await bus.call(destination: owner, path: ServiceContract.path,
-                                               interface: ServiceContract.interface, member: request.method,
+                let reply = try await bus.call(destination: owner, path: ReachabilityContract.objectPath,
+                                               interface: ReachabilityContract.interface, member: request.method,
                                                body: [.string(request.host)], timeout: Self.callTimeout)
                 guard case .objectPath(let path)? = reply.first else {
                     throw DBusError.failed("\(request.method) answered \(reply) instead of an object path")

@@ -3,8 +3,7 @@
 /// ```swift
 /// let report = HostReport(flags: [.reachable, .isWWAN], interface: "wwan0", interfaceType: .wwan)
 /// report.status                           // .reachableViaWWAN
-/// report.changedProperties(from: .notReachable)
-///     // ["Status", "Flags", "Reachable", "ReachableViaWWAN", "StatusString", "Interface", "InterfaceType"]
+/// report.signalDue(from: .notReachable)   // true
 /// ```
 public struct HostReport: Sendable, Hashable {
     /// `Status`.
@@ -44,27 +43,6 @@ public struct HostReport: Sendable, Hashable {
     public var reachableViaWiFi: Bool { status.isReachableViaWiFi }
     /// `StatusString`: AFNetworking's English string.
     public var statusString: String { status.string }
-
-    /// The monitor properties reported by `changedProperties(from:)`, in its order (`Host` never changes).
-    public static let propertyNames = [
-        "Status", "Flags", "Reachable", "ReachableViaWWAN", "ReachableViaWiFi", "StatusString",
-        "Interface", "InterfaceType",
-    ]
-
-    /// The names of the monitor properties whose published value differs from `old`, in `propertyNames` order.
-    public func changedProperties(from old: HostReport) -> [String] {
-        let differs = [
-            status != old.status,
-            flags != old.flags,
-            reachable != old.reachable,
-            reachableViaWWAN != old.reachableViaWWAN,
-            reachableViaWiFi != old.reachableViaWiFi,
-            statusString != old.statusString,
-            interface != old.interface,
-            interfaceType != old.interfaceType,
-        ]
-        return zip(Self.propertyNames, differs).compactMap { $1 ? $0 : nil }
-    }
 
     /// Whether the monitor's `ReachabilityChanged(status, flags)` is due: exactly when that pair changed.
     public func signalDue(from old: HostReport) -> Bool {

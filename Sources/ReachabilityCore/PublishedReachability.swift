@@ -1,7 +1,7 @@
 /// Everything the `io.reachd.Reachability1` object publishes, as one value.
 ///
 /// Backends produce it (`init(networkManager:)`, `init(kernelDefaultRoute:ipv6DefaultRoute:)`);
-/// the service compares the old and new value (`changedProperties(from:)`, `signalDue(from:)`) and emits.
+/// the service compares the old and new value (the contract's property table, `signalDue(from:)`) and emits.
 /// `Reachable`, `ReachableViaWWAN`, `ReachableViaWiFi` and `StatusString` are derived from `status`,
 /// so they cannot disagree with it.
 ///

@@ -1,4 +1,5 @@
 import DBus
+import ReachabilityContract
 import ReachabilityCore
 import Synchronization
 
@@ -50,7 +51,7 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
         guard !changed.isEmpty else { return [] }
         try connection.emitPropertiesChanged(path: path, interface: interface, names: changed)
         if new.signalDue(from: old) {
-            try connection.emitSignal(path: path, interface: interface, member: "ReachabilityChanged",
+            try connection.emitSignal(path: path, interface: interface, member: ReachabilityContract.reachabilityChanged,
                                       body: [.int32(new.status.rawValue), .uint32(new.flags.rawValue)])
         }
         return changed

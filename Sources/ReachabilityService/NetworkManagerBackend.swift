@@ -4,59 +4,88 @@ import ReachabilityCore
 
 /// Watches NetworkManager on the system bus and reports what it says.
 ///
-/// One subscription carries both NetworkManager's own signals and the bus's
-/// `NameOwnerChanged` about it, so they are handled in the order they
-/// happened. Manager properties arrive in the signals and are applied at
-/// once; only a newly referenced object (a new primary connection, its
-/// devices) costs a `GetAll`. A `GetAll` answer may be followed by signals
-/// that were sent before it: applied in order after it, they end on the same
-/// value, because NetworkManager announces every change.
+/// One stream carries NetworkManager's own signals, the bus's
+/// `NameOwnerChanged` about it and this backend's retry timer, so they are
+/// handled in the order they happened. Manager properties arrive in the
+/// signals and are applied at once; only a newly referenced object (a new
+/// primary connection, its devices) costs a `GetAll`. A `GetAll` answer may be
+/// followed by signals that were sent before it: applied in order after it,
+/// they end on the same value, because NetworkManager announces every change.
+///
+/// Errors: an object that answers "no such object" has vanished (it was
+/// removed between its mention and our question). Any other failure (a
+/// timeout, NetworkManager busy) is transient: nothing is reported until the
+/// object has been read, the last report stands meanwhile, and the read is
+/// retried with a bounded backoff (docs/design.md, "Errors").
 public struct NetworkManagerBackend: Sendable {
     private let bus: Connection
     private let logger: Logger
+    private let callTimeout: Duration
 
-    public init(bus: Connection, logger: Logger) {
+    public init(bus: Connection, logger: Logger, callTimeout: Duration = .seconds(5)) {
         self.bus = bus
         self.logger = logger
+        self.callTimeout = callTimeout
+    }
+
+    private enum Input: Sendable {
+        case signal(Message)
+        /// Time to read again what a transient failure left unread.
+        case retry
     }
 
     /// Calls `report` with NetworkManager's state (nil while it is not on the
-    /// bus): first once the initial state is read, then after each change that
-    /// alters the snapshot. Returns when the task is cancelled or the bus goes away.
+    /// bus, or still starting): first once the initial state is read, then
+    /// after each change that alters the snapshot. Returns when the task is
+    /// cancelled or the bus goes away.
     public func run(report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
-        let signals = try await bus.signals(matchingAny: [
+        let (inputs, sink) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(4096))
+        try await bus.deliverSignals(matchingAny: [
             MatchRule(sender: NetworkManagerNames.bus),
             MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged",
                       path: "/org/freedesktop/DBus", arguments: [0: NetworkManagerNames.bus.rawValue]),
-        ])
-        var owner = try await bus.nameOwner(of: NetworkManagerNames.bus)
-        var cache = NetworkManagerPropertyCache()
-        if owner != nil { cache = await synchronize() }
-        var last: NetworkManagerSnapshot? = owner == nil || !cache.isReady ? nil : cache.snapshot
-        if owner != nil, last == nil { logger.info("NetworkManager is still starting up; following the kernel until it is done") }
-        await report(last)
+        ], to: sink) { .signal($0) }
 
-        for await signal in signals {
-            if signal.sender == .bus {
+        var reader = Reader(backend: self)
+        defer { reader.retry?.cancel() }
+        reader.owner = try await bus.nameOwner(of: NetworkManagerNames.bus)
+        if reader.owner != nil { await reader.synchronize() }
+        // The first report is due even when the first read failed: there is
+        // no earlier value to keep, and the kernel's view is a fact.
+        var last = reader.snapshot
+        if reader.owner != nil, last == nil { logger.info("NetworkManager is still starting up; following the kernel until it is done") }
+        await report(last)
+        reader.scheduleRetryIfNeeded(into: sink)
+
+        for await input in inputs {
+            switch input {
+            case .retry:
+                reader.retry = nil
+                await reader.readMissing()
+            case .signal(let signal) where signal.sender == .bus:
                 guard signal.member?.rawValue == "NameOwnerChanged", signal.body.count == 3 else { continue }
-                owner = signal.body[2].stringValue.flatMap(BusName.init(rawValue:))
+                let owner = signal.body[2].stringValue.flatMap(BusName.init(rawValue:))
                 logger.info("NetworkManager \(owner == nil ? "left the bus" : "is on the bus as \(owner!)")")
-                cache = owner == nil ? NetworkManagerPropertyCache() : await synchronize()
-            } else {
-                guard let owner, signal.sender == owner else { continue }
-                if cache.knowsManager {
-                    guard cache.apply(signal) else { continue }
-                    await fetchMissing(into: &cache)
+                reader.owner = owner
+                reader.cache = NetworkManagerPropertyCache()
+                reader.backoff.reset()
+                if owner != nil { await reader.synchronize() }
+            case .signal(let signal):
+                guard let owner = reader.owner, signal.sender == owner else { continue }
+                if reader.cache.knowsManager {
+                    guard reader.cache.apply(signal) else { continue }
+                    await reader.readMissing()
                 } else {
                     // NetworkManager claims its name before it exports its objects
                     // (the first GetAll answers UnknownMethod): ask again once it speaks.
-                    cache = await synchronize()
+                    await reader.synchronize()
                 }
             }
-            // Until NetworkManager has been read and its Startup is over (State is
-            // 20 for a moment on a machine that stays connected), the kernel's
-            // view is the truer one.
-            let snapshot: NetworkManagerSnapshot? = owner == nil || !cache.isReady ? nil : cache.snapshot
+            reader.scheduleRetryIfNeeded(into: sink)
+            // While a read is owed, the cache is incomplete: keep the last report.
+            guard !reader.isIncomplete else { continue }
+            if reader.backoff.reset() { logger.notice("NetworkManager answers again; its state is current") }
+            let snapshot = reader.snapshot
             if snapshot != last {
                 last = snapshot
                 await report(snapshot)
@@ -64,42 +93,110 @@ public struct NetworkManagerBackend: Sendable {
         }
     }
 
-    /// Reads the manager and everything the snapshot refers to.
-    private func synchronize() async -> NetworkManagerPropertyCache {
+    /// The cache, what is owed to it, and how to read it.
+    private struct Reader {
+        let backend: NetworkManagerBackend
+        var owner: BusName?
         var cache = NetworkManagerPropertyCache()
-        cache.store(await properties(of: NetworkManagerNames.managerPath, NetworkManagerNames.managerInterface),
-                    at: NetworkManagerNames.managerPath)
-        await fetchMissing(into: &cache)
-        return cache
-    }
+        var backoff = RetryBackoff()
+        var retry: Task<Void, Never>?
+        /// The last read failed for a reason other than the object vanishing.
+        var lastFailure: DBusError?
 
-    private func fetchMissing(into cache: inout NetworkManagerPropertyCache) async {
-        // Each round follows one more reference (connection → device → config).
-        while true {
-            let missing = cache.missingObjects
-            if missing.isEmpty { break }
-            for object in missing {
-                cache.store(await properties(of: object.path, object.interface), at: object.path)
+        init(backend: NetworkManagerBackend) { self.backend = backend }
+
+        var isIncomplete: Bool { owner != nil && lastFailure != nil }
+
+        /// What NetworkManager says, nil while it is absent or its word does not
+        /// count yet: until it has been read and its Startup is over (State is 20
+        /// for a moment on a machine that stays connected), the kernel's view is
+        /// the truer one.
+        var snapshot: NetworkManagerSnapshot? {
+            owner == nil || !cache.isReady ? nil : cache.snapshot
+        }
+
+        /// Reads the manager and everything the snapshot refers to.
+        mutating func synchronize() async {
+            cache = NetworkManagerPropertyCache()
+            lastFailure = nil
+            switch await backend.properties(of: NetworkManagerNames.managerPath, NetworkManagerNames.managerInterface) {
+            case .properties(let properties):
+                cache.store(properties, at: NetworkManagerNames.managerPath)
+            case .vanished:
+                cache.store([:], at: NetworkManagerNames.managerPath)
+            case .failed(let error):
+                lastFailure = error
+                return
+            }
+            await readMissing()
+        }
+
+        /// Follows references (connection → device → config), one more each round.
+        mutating func readMissing() async {
+            guard cache.knowsManager || lastFailure == nil else { return await synchronize() }
+            lastFailure = nil
+            while true {
+                let missing = cache.missingObjects
+                if missing.isEmpty { break }
+                for object in missing {
+                    switch await backend.properties(of: object.path, object.interface) {
+                    case .properties(let properties):
+                        cache.store(properties, at: object.path)
+                    case .vanished:
+                        cache.store([:], at: object.path)
+                    case .failed(let error):
+                        lastFailure = error
+                        return
+                    }
+                }
+            }
+            cache.pruneUnreferenced()
+        }
+
+        mutating func scheduleRetryIfNeeded(into sink: AsyncStream<Input>.Continuation) {
+            guard isIncomplete, let lastFailure, retry == nil else { return }
+            if !backoff.isFailing {
+                backend.logger.warning("reading NetworkManager failed (\(lastFailure)); keeping the last state and retrying")
+            }
+            let delay = backoff.next()
+            retry = Task {
+                guard (try? await Task.sleep(for: delay)) != nil else { return }
+                sink.yield(.retry)
             }
         }
-        cache.pruneUnreferenced()
     }
 
-    private func properties(of path: ObjectPath, _ interface: InterfaceName) async -> [String: DBusValue] {
+    private enum ReadOutcome {
+        case properties([String: DBusValue])
+        /// The object is not there (any more): a fact, not a failure.
+        case vanished
+        case failed(DBusError)
+    }
+
+    /// The names with which a service says "no such object here".
+    private static let vanishedErrors: Set<String> = [
+        "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownMethod",
+        "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.InvalidArgs",
+    ]
+
+    private func properties(of path: ObjectPath, _ interface: InterfaceName) async -> ReadOutcome {
         do {
             let reply = try await bus.call(destination: NetworkManagerNames.bus, path: path, interface: .properties,
                                            member: "GetAll", body: [.string(interface.rawValue)],
-                                           timeout: .seconds(5))
-            guard case .dictionary(_, _, let entries)? = reply.first else { return [:] }
+                                           timeout: callTimeout)
+            guard case .dictionary(_, _, let entries)? = reply.first else { return .properties([:]) }
             var result: [String: DBusValue] = [:]
             for entry in entries {
                 if let name = entry.key.stringValue { result[name] = entry.value.unwrappingVariant }
             }
-            return result
+            return .properties(result)
+        } catch let error as DBusError where Self.vanishedErrors.contains(error.name.rawValue) {
+            logger.debug("GetAll \(interface) on \(path): gone (\(error))")
+            return .vanished
+        } catch let error as DBusError {
+            return .failed(error)
         } catch {
-            // An object that vanished between its mention and our question.
-            logger.debug("GetAll \(interface) on \(path) failed: \(error)")
-            return [:]
+            return .failed(DBusError.failed("\(error)"))
         }
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import ReachabilityContract
 import ReachabilityCore
 
 /// How reachd runs: where the buses are, whether to take the name over.
@@ -12,16 +13,20 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     /// Host monitors one client may hold, and all clients together.
     public var maximumMonitorsPerClient: Int
     public var maximumMonitors: Int
+    /// How long a call to NetworkManager may take before it counts as failed (and is retried).
+    public var networkManagerCallTimeout: Duration
 
     public init(
         replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
-        maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096
+        maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096,
+        networkManagerCallTimeout: Duration = .seconds(5)
     ) {
         self.replace = replace
         self.systemBusAddress = systemBusAddress
         self.settle = settle
         self.maximumMonitorsPerClient = maximumMonitorsPerClient
         self.maximumMonitors = maximumMonitors
+        self.networkManagerCallTimeout = networkManagerCallTimeout
     }
 }
 
@@ -33,7 +38,7 @@ public enum ReachabilityDaemonError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nameTaken(let owner):
-            "\(ReachabilityDaemon.busName) is already owned by \(owner); run with --replace to take it over"
+            "\(ReachabilityContract.busName) is already owned by \(owner); run with --replace to take it over"
         case .sessionBusLost:
             "the connection to the session bus was lost"
         }
@@ -45,8 +50,13 @@ public enum ReachabilityDaemonError: Error, CustomStringConvertible {
 /// Start-up order matters: the object is exported and the first state read
 /// from NetworkManager before the bus name is requested, so the first call
 /// after the name appears gets a real answer, never a start-up Unknown.
+///
+/// The change path (docs/design.md, "The change path"): NetworkManager's
+/// backend and the kernel's change monitor each call the one `ChangeMerger`,
+/// which computes the published value, compares it and announces it through
+/// the publisher, and tells the host monitors to look again.
 public struct ReachabilityDaemon: Sendable {
-    public static let busName: BusName = "io.reachd.Reachability1"
+    public static var busName: BusName { ReachabilityContract.busName }
 
     private let configuration: ReachabilityDaemonConfiguration
     private let logger: Logger
@@ -60,15 +70,7 @@ public struct ReachabilityDaemon: Sendable {
         self.loop = loop
     }
 
-    private enum Ending { case shutdown, nameLost, sessionLost, sourcesEnded }
-
-    /// What the sources report, in the order it happened.
-    private enum SourceEvent: Sendable {
-        /// NetworkManager's state, or nil when it is not on the system bus.
-        case networkManager(NetworkManagerSnapshot?)
-        /// A link, address or route changed in the kernel.
-        case kernelChanged
-    }
+    private enum Ending { case shutdown, nameLost, sessionLost }
 
     /// Serves until `shutdown` is requested (returns), another instance takes
     /// the name over (returns), or the session bus is lost (throws).
@@ -79,97 +81,77 @@ public struct ReachabilityDaemon: Sendable {
         let monitors = HostMonitorRegistry(
             evaluator: HostEvaluator(routes: routes, resolver: Resolver()),
             limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
-            portal: { publisher.current.connectivity == .portal })
+            logger: logger, portal: { publisher.current.connectivity == .portal })
         try await session.export(
             [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, session: session)],
-            at: ReachabilityPublisher.path)
+            at: ReachabilityContract.objectPath)
         // A client that leaves the bus takes its monitors with it.
         let departures = try await session.signals(matching: MatchRule(
             sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))
 
-        let (events, sink) = AsyncStream.makeStream(of: SourceEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let merger = ChangeMerger(
+            settle: configuration.settle, logger: logger,
+            kernelView: { () throws(RouteLookupFailure) in try Self.kernelView(routes) },
+            start: { publisher.setInitial($0) },
+            announce: { [self] value in await announce(value, publisher: publisher, session: session) },
+            sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
         let kernelChanges = try await NetlinkChangeMonitor(loop: session.loop).changes()
         let sources = [
-            Task { await watchNetworkManager(into: sink) },
-            Task {
-                for await _ in kernelChanges { sink.yield(.kernelChanged) }
-            },
+            Task { await watchNetworkManager(reportingTo: merger) },
+            Task { for await _ in kernelChanges { await merger.receive(.kernelChanged) } },
         ]
         defer { sources.forEach { $0.cancel() } }
 
-        // The first state needs NetworkManager's first answer (or its absence).
-        var networkManager: NetworkManagerSnapshot?
-        for await event in events {
-            if case .networkManager(let snapshot) = event {
-                networkManager = snapshot
-                break
-            }
-        }
-        let view = { @Sendable (snapshot: NetworkManagerSnapshot?) -> PublishedReachability in
-            if let snapshot { return PublishedReachability(networkManager: snapshot) }
-            // Both default routes usually leave by the same interface: read it once.
-            let links = LinkSnapshots()
-            return PublishedReachability(kernelDefaultRoute: routes.defaultRoute(.v4, links: links),
-                                         ipv6DefaultRoute: routes.defaultRoute(.v6, links: links))
-        }
-        let first = view(networkManager)
-        publisher.setInitial(first)
+        let first = await merger.firstValue()
         logger.info("initial state: \(describe(first))")
-
         try await claimName(on: session)
         let nameLost = try await session.signals(matching: MatchRule(
             sender: .bus, interface: .bus, member: "NameLost", arguments: [0: Self.busName.rawValue]))
         let uniqueName = await session.uniqueName?.rawValue ?? "?"
         logger.info("serving \(Self.busName) on the session bus as \(uniqueName)")
 
-        let initialSnapshot = networkManager
-        let ending = await withTaskGroup(of: Ending.self) { group in
-            group.addTask {
-                var latest = initialSnapshot
-                let (values, valueSink) = AsyncStream.makeStream(of: PublishedReachability.self, bufferingPolicy: .bufferingNewest(64))
-                let publishing = Task { await publishChanges(from: values, publisher: publisher, session: session) }
-                defer { publishing.cancel() }
-                for await event in events {
-                    if case .networkManager(let snapshot) = event { latest = snapshot }
-                    valueSink.yield(view(latest))
-                    Task { await monitors.reevaluate(on: session) }
-                }
-                return .sourcesEnded
-            }
-            group.addTask {
+        let ending = await firstEnding(of: [
+            {
                 for await departure in departures {
                     guard let name = departure.body.first?.stringValue.flatMap(BusName.init(rawValue:)), name.isUnique else { continue }
                     await session.releaseMonitors(ownedBy: name, registry: monitors)
                 }
                 return .sessionLost
-            }
-            group.addTask {
-                await session.waitUntilDisconnected()
-                return .sessionLost
-            }
-            group.addTask {
-                for await _ in nameLost { return .nameLost }
-                return .sessionLost
-            }
-            group.addTask {
-                await shutdown.wait()
-                return .shutdown
-            }
-            let first = await group.next() ?? .shutdown
-            group.cancelAll()
-            return first
-        }
+            },
+            { await session.waitUntilDisconnected(); return .sessionLost },
+            { for await _ in nameLost { return .nameLost }; return .sessionLost },
+            { await shutdown.wait(); return .shutdown },
+        ])
+        await merger.stop()
 
         switch ending {
         case .sessionLost:
             throw ReachabilityDaemonError.sessionBusLost
         case .nameLost:
             logger.info("\(Self.busName) was taken over by another instance; exiting")
-        case .shutdown, .sourcesEnded:
+        case .shutdown:
             _ = try? await session.releaseName(Self.busName)
             logger.info("released \(Self.busName); exiting")
         }
         await session.close()
+    }
+
+    /// Runs `tasks` until the first returns; cancels the rest.
+    private func firstEnding(of tasks: [@Sendable () async -> Ending]) async -> Ending {
+        await withTaskGroup(of: Ending.self) { group in
+            for task in tasks { group.addTask(operation: task) }
+            let first = await group.next() ?? .shutdown
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The published value without NetworkManager: the kernel's default routes.
+    private static func kernelView(_ routes: RouteLookup) throws(RouteLookupFailure) -> PublishedReachability {
+        // Both default routes usually leave by the same interface: read it once.
+        let links = LinkSnapshots()
+        return PublishedReachability(kernelDefaultRoute: try routes.defaultRoute(.v4, links: links),
+                                     ipv6DefaultRoute: try routes.defaultRoute(.v6, links: links))
     }
 
     private func claimName(on session: Connection) async throws {
@@ -185,7 +167,7 @@ public struct ReachabilityDaemon: Sendable {
     }
 
     /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
-    private func watchNetworkManager(into sink: AsyncStream<SourceEvent>.Continuation) async {
+    private func watchNetworkManager(reportingTo merger: ChangeMerger) async {
         let system: Connection
         do {
             if let address = configuration.systemBusAddress {
@@ -195,40 +177,20 @@ public struct ReachabilityDaemon: Sendable {
             }
         } catch {
             logger.warning("no system bus (\(error)); following the kernel's routes")
-            sink.yield(.networkManager(nil))
+            await merger.receive(.networkManager(nil))
             return
         }
-        let backend = NetworkManagerBackend(bus: system, logger: logger)
+        let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         do {
             try await backend.run { snapshot in
                 if snapshot == nil { logger.notice("no word from NetworkManager (absent or still starting); following the kernel's routes") }
-                sink.yield(.networkManager(snapshot))
+                await merger.receive(.networkManager(snapshot))
             }
         } catch {
             logger.error("watching NetworkManager failed: \(error)")
-            sink.yield(.networkManager(nil))
+            await merger.receive(.networkManager(nil))
         }
         await system.close()
-    }
-
-    /// Publishes each new value, holding it for the settle time first if one is set.
-    private func publishChanges(
-        from updates: AsyncStream<PublishedReachability>,
-        publisher: ReachabilityPublisher, session: Connection
-    ) async {
-        var pending: Task<Void, Never>?
-        for await value in updates {
-            pending?.cancel()
-            if configuration.settle == .zero {
-                await announce(value, publisher: publisher, session: session)
-            } else {
-                pending = Task { [settle = configuration.settle] in
-                    guard (try? await Task.sleep(for: settle)) != nil else { return }
-                    await announce(value, publisher: publisher, session: session)
-                }
-            }
-        }
-        pending?.cancel()
     }
 
     private func announce(_ value: PublishedReachability, publisher: ReachabilityPublisher, session: Connection) async {

@@ -14,13 +14,16 @@ struct HostEvaluator: Sendable {
         let links: LinkSnapshots
     }
 
-    func startRound() -> Round {
+    /// Throws when the kernel did not answer: the round cannot be judged.
+    func startRound() throws(RouteLookupFailure) -> Round {
         let links = LinkSnapshots()
-        let defaults = [routes.defaultRoute(.v4, links: links), routes.defaultRoute(.v6, links: links)]
+        let defaults = [try routes.defaultRoute(.v4, links: links), try routes.defaultRoute(.v6, links: links)]
         return Round(defaultInterfaces: Set(defaults.compactMap { $0?.outgoingInterface }), links: links)
     }
 
-    func report(for host: HostSpecification, portal: Bool, round: Round) async -> HostReport {
+    /// Throws when a route lookup got no answer from the kernel: the host's
+    /// reachability is then not known, and must not be published as "not reachable".
+    func report(for host: HostSpecification, portal: Bool, round: Round) async throws(RouteLookupFailure) -> HostReport {
         let addresses: [IPAddress]
         switch host {
         case .address(let address):
@@ -29,10 +32,14 @@ struct HostEvaluator: Sendable {
             // A name that does not resolve (or not in time) is not reachable.
             addresses = await resolver.resolve(name) ?? []
         }
-        let lookups = addresses.map { address -> RouteLookupResult? in
-            guard var route = routes.route(to: address, links: round.links) else { return nil }
+        var lookups: [RouteLookupResult?] = []
+        for address in addresses {
+            guard var route = try routes.route(to: address, links: round.links) else {
+                lookups.append(nil)
+                continue
+            }
             route.isDefaultRoute = route.hasGateway && round.defaultInterfaces.contains(route.outgoingInterface)
-            return route
+            lookups.append(route)
         }
         return HostReachability(addressRoutes: lookups, portal: portal).report
     }

@@ -1,12 +1,11 @@
 import DBus
+import ReachabilityContract
 import ReachabilityCore
 
 /// One host monitor object: `/io/reachd/Reachability1/Monitors/N`,
 /// interface `io.reachd.Reachability1.Monitor`, owned by the connection
 /// that asked for it.
 final class HostMonitor: Sendable {
-    static let interface: InterfaceName = "io.reachd.Reachability1.Monitor"
-
     let id: UInt64
     let path: ObjectPath
     let host: HostSpecification
@@ -15,10 +14,10 @@ final class HostMonitor: Sendable {
 
     init(id: UInt64, host: HostSpecification, owner: BusName, report: HostReport) {
         self.id = id
-        self.path = (try? ObjectPath("/io/reachd/Reachability1/Monitors/\(id)")) ?? "/io/reachd/Reachability1/Monitors"
+        self.path = ReachabilityContract.monitorPath(id)
         self.host = host
         self.owner = owner
-        self.state = AnnouncedState(report, path: path, interface: Self.interface)
+        self.state = AnnouncedState(report, path: path, interface: ReachabilityContract.monitorInterface)
     }
 
     var current: HostReport { state.current }
@@ -31,19 +30,12 @@ final class HostMonitor: Sendable {
     func declaration(release: @escaping @Sendable (isolated Connection, Message) throws -> [DBusValue]) -> InterfaceDeclaration {
         let current = { @Sendable [self] in self.current }
         return InterfaceDeclaration(
-            name: Self.interface,
-            methods: [MethodDeclaration(name: "Release", release)],
+            name: ReachabilityContract.monitorInterface,
+            methods: [MethodDeclaration(name: ReachabilityContract.release, release)],
             properties: [
-                PropertyDeclaration(name: "Host", signature: "s", changeSignal: .constant, read: { [host] in .string(host.text) }),
-                PropertyDeclaration(name: "Status", signature: "i", read: { .int32(current().status.rawValue) }),
-                PropertyDeclaration(name: "Flags", signature: "u", read: { .uint32(current().flags.rawValue) }),
-                PropertyDeclaration(name: "Reachable", signature: "b", read: { .boolean(current().status.isReachable) }),
-                PropertyDeclaration(name: "ReachableViaWWAN", signature: "b", read: { .boolean(current().status.isReachableViaWWAN) }),
-                PropertyDeclaration(name: "ReachableViaWiFi", signature: "b", read: { .boolean(current().status.isReachableViaWiFi) }),
-                PropertyDeclaration(name: "StatusString", signature: "s", read: { .string(current().status.string) }),
-                PropertyDeclaration(name: "Interface", signature: "s", read: { .string(current().interface) }),
-                PropertyDeclaration(name: "InterfaceType", signature: "s", read: { .string(current().interfaceType.rawValue) }),
-            ],
-            signals: [SignalDeclaration(name: "ReachabilityChanged", arguments: ["status": "i", "flags": "u"])])
+                PropertyDeclaration(name: ReachabilityContract.host, signature: "s", changeSignal: .constant,
+                                    read: { [host] in .string(host.text) }),
+            ] + HostReport.contractProperties.map { $0.declaration(current: current) },
+            signals: [SignalDeclaration(name: ReachabilityContract.reachabilityChanged, arguments: ["status": "i", "flags": "u"])])
     }
 }

@@ -1,4 +1,6 @@
 import DBus
+import Logging
+import ReachabilityContract
 import ReachabilityCore
 import Synchronization
 
@@ -26,16 +28,22 @@ final class HostMonitorRegistry: Sendable {
         var departed: [BusName] = []
         var reevaluating = false
         var reevaluationPending = false
+        /// Rounds whose route lookups got no answer from the kernel are retried;
+        /// until then the monitors they left keep their last report.
+        var backoff = RetryBackoff()
+        var retryScheduled = false
     }
 
     private let state = Mutex(State())
     private let evaluator: HostEvaluator
     private let limits: Limits
     private let portal: @Sendable () -> Bool
+    private let logger: Logger
 
-    init(evaluator: HostEvaluator, limits: Limits, portal: @escaping @Sendable () -> Bool) {
+    init(evaluator: HostEvaluator, limits: Limits, logger: Logger, portal: @escaping @Sendable () -> Bool) {
         self.evaluator = evaluator
         self.limits = limits
+        self.logger = logger
         self.portal = portal
     }
 
@@ -46,7 +54,10 @@ final class HostMonitorRegistry: Sendable {
     /// Makes a monitor for `host` owned by `owner`, exported on `session`.
     func create(host: HostSpecification, owner: BusName, session: Connection) async throws -> ObjectPath {
         let id = try reserve(for: owner)
-        let report = await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
+        // Without an answer from the kernel the monitor starts Unknown (-1),
+        // and the retried round gives it its first real report.
+        let evaluated = try? await evaluate(host)
+        let report = evaluated ?? .unknown
         let monitor = HostMonitor(id: id, host: host, owner: owner, report: report)
         do {
             try await session.export([monitor.declaration { [self] connection, call in
@@ -66,6 +77,7 @@ final class HostMonitorRegistry: Sendable {
             await session.releaseMonitors(ownedBy: owner, registry: self)
         } else {
             await session.announceMonitorCount()
+            if evaluated == nil { scheduleRetry(on: session) }
         }
         return monitor.path
     }
@@ -74,10 +86,10 @@ final class HostMonitorRegistry: Sendable {
         let outcome = state.withLock { state -> Result<UInt64, DBusError> in
             let owned = state.countByOwner[owner, default: 0]
             guard owned < limits.perClient else {
-                return .failure(ReachabilityErrors.limitExceeded("this connection already holds \(owned) monitors, the most one client may hold; release some first"))
+                return .failure(ReachabilityContract.limitExceeded("this connection already holds \(owned) monitors, the most one client may hold; release some first"))
             }
             guard state.monitors.count + state.reserved < limits.total else {
-                return .failure(ReachabilityErrors.limitExceeded("reachd already serves \(limits.total) monitors, its limit"))
+                return .failure(ReachabilityContract.limitExceeded("reachd already serves \(limits.total) monitors, its limit"))
             }
             state.countByOwner[owner] = owned + 1
             state.reserved += 1
@@ -90,7 +102,7 @@ final class HostMonitorRegistry: Sendable {
     /// `Release()`: only the owner may release; the object goes at once.
     private func release(_ monitor: HostMonitor, by caller: BusName?, on connection: isolated Connection) throws {
         guard caller == monitor.owner else {
-            throw ReachabilityErrors.notOwner("monitor \(monitor.path) belongs to \(monitor.owner), not to \(caller?.rawValue ?? "an unknown sender")")
+            throw ReachabilityContract.notOwner("monitor \(monitor.path) belongs to \(monitor.owner), not to \(caller?.rawValue ?? "an unknown sender")")
         }
         remove([monitor.id])
         connection.unexport(monitor.path)
@@ -121,9 +133,24 @@ final class HostMonitorRegistry: Sendable {
 
     // MARK: Evaluating
 
-    /// A one-shot answer, as `CheckHost` gives it.
-    func check(_ host: HostSpecification) async -> HostReport {
-        await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
+    /// A one-shot answer, as `CheckHost` gives it. A lookup the kernel does
+    /// not answer is tried again a few times (100, 200, 400 ms); if it still
+    /// gets no answer the caller hears `TryAgain`, never "not reachable".
+    func check(_ host: HostSpecification) async throws(DBusError) -> HostReport {
+        var backoff = RetryBackoff()
+        while true {
+            do {
+                return try await evaluate(host)
+            } catch {
+                guard backoff.failures < 3, (try? await Task.sleep(for: backoff.next())) != nil else {
+                    throw ReachabilityContract.tryAgain("reachd could not judge \(host.text): \(error); try again")
+                }
+            }
+        }
+    }
+
+    private func evaluate(_ host: HostSpecification) async throws(RouteLookupFailure) -> HostReport {
+        try await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
     }
 
     /// Re-evaluates every monitor after a network change. Changes that come
@@ -155,17 +182,62 @@ final class HostMonitorRegistry: Sendable {
     private func reevaluateOnce(on session: Connection) async {
         let monitors = state.withLock { Array($0.monitors.values) }
         guard !monitors.isEmpty else { return }
-        let round = evaluator.startRound()
+        let round: HostEvaluator.Round
+        do {
+            round = try evaluator.startRound()
+        } catch {
+            noteFailure(error, on: session)
+            return
+        }
         let portal = portal()
         let hosts = Set(monitors.map(\.host))
         var reports: [HostSpecification: HostReport] = [:]
-        await withTaskGroup(of: (HostSpecification, HostReport).self) { group in
+        var failure: RouteLookupFailure?
+        await withTaskGroup(of: (HostSpecification, Result<HostReport, RouteLookupFailure>).self) { group in
             for host in hosts {
-                group.addTask { [evaluator] in (host, await evaluator.report(for: host, portal: portal, round: round)) }
+                group.addTask { [evaluator] in
+                    do throws(RouteLookupFailure) {
+                        return (host, .success(try await evaluator.report(for: host, portal: portal, round: round)))
+                    } catch {
+                        return (host, .failure(error))
+                    }
+                }
             }
-            for await (host, report) in group { reports[host] = report }
+            for await (host, outcome) in group {
+                switch outcome {
+                case .success(let report): reports[host] = report
+                case .failure(let error): failure = error
+                }
+            }
         }
+        // Monitors whose host got no answer keep their last report.
         await session.publish(monitors.compactMap { monitor in reports[monitor.host].map { (monitor, $0) } })
+        if let failure {
+            noteFailure(failure, on: session)
+        } else if state.withLock({ $0.backoff.reset() }) {
+            logger.notice("route lookups for host monitors answer again")
+        }
+    }
+
+    /// Logs the first failure of a streak and schedules one more round.
+    private func noteFailure(_ error: RouteLookupFailure, on session: Connection) {
+        let first = state.withLock { !$0.backoff.isFailing }
+        if first { logger.warning("host monitors keep their last answer: \(error); retrying") }
+        scheduleRetry(on: session)
+    }
+
+    private func scheduleRetry(on session: Connection) {
+        let delay = state.withLock { state -> Duration? in
+            guard !state.retryScheduled else { return nil }
+            state.retryScheduled = true
+            return state.backoff.next()
+        }
+        guard let delay else { return }
+        Task {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            state.withLock { $0.retryScheduled = false }
+            await reevaluate(on: session)
+        }
     }
 }
 
@@ -185,7 +257,7 @@ extension Connection {
     }
 
     func announceMonitorCount() {
-        try? emitPropertiesChanged(path: ReachabilityPublisher.path, interface: ReachabilityPublisher.interface,
-                                   names: ["MonitorCount"])
+        try? emitPropertiesChanged(path: ReachabilityContract.objectPath, interface: ReachabilityContract.interface,
+                                   names: [ReachabilityContract.monitorCount])
     }
 }

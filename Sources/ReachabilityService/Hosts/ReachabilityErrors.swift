@@ -1,14 +1,7 @@
 import DBus
+import ReachabilityContract
 
-/// reachd's own D-Bus errors (`io.reachd.Reachability1.Error.*`).
+/// reachd's own D-Bus errors, as host parsing throws them; the names are the contract's.
 enum ReachabilityErrors {
-    static func invalidHost(_ message: String) -> DBusError {
-        DBusError(name: "io.reachd.Reachability1.Error.InvalidHost", message: message)
-    }
-    static func limitExceeded(_ message: String) -> DBusError {
-        DBusError(name: "io.reachd.Reachability1.Error.LimitExceeded", message: message)
-    }
-    static func notOwner(_ message: String) -> DBusError {
-        DBusError(name: "io.reachd.Reachability1.Error.NotOwner", message: message)
-    }
+    static func invalidHost(_ message: String) -> DBusError { ReachabilityContract.invalidHost(message) }
 }

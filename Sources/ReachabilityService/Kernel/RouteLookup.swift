@@ -33,22 +33,44 @@ public final class RouteLookup: Sendable {
     /// The route to `address`, or nil when the kernel has none (unreachable,
     /// prohibited, blackholed and "network is unreachable" all answer with an error).
     /// `links` may carry interface facts already read in this round.
-    func route(to address: IPAddress, links: LinkSnapshots = LinkSnapshots()) -> RouteLookupResult? {
+    /// Throws when the kernel gave no answer at all: that is not "no route".
+    func route(to address: IPAddress, links: LinkSnapshots = LinkSnapshots()) throws(RouteLookupFailure) -> RouteLookupResult? {
         var attributes: [UInt8] = []
         attributes.appendAttribute(type: UInt16(RTA_DST.rawValue), payload: address.bytes)
         if address.zoneIndex != 0 {
             attributes.appendAttribute(type: UInt16(RTA_OIF.rawValue), payload: withUnsafeBytes(of: address.zoneIndex) { Array($0) })
         }
         let family = address.family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6)
-        let replies = request(family: family, destinationLength: UInt8(address.bytes.count * 8), dump: false, attributes: attributes)
-        guard let route = replies.compactMap(Self.decodeRoute).first else { return nil }
-        return result(for: route, isDefaultRoute: false, links: links)
+        switch try request(family: family, destinationLength: UInt8(address.bytes.count * 8), dump: false, attributes: attributes) {
+        case .refused(let code) where Self.meansNoRoute(code):
+            return nil
+        case .refused(let code):
+            throw RouteLookupFailure(reason: "the kernel answered the route lookup for \(address) with \(String(cString: strerror(code)))")
+        case .routes(let replies):
+            guard let route = replies.compactMap(Self.decodeRoute).first else { return nil }
+            return result(for: route, isDefaultRoute: false, links: links)
+        }
+    }
+
+    /// The errors with which the kernel says "there is no usable route": no
+    /// route at all, or an unreachable, prohibit or blackhole route (or a
+    /// destination it cannot route, such as a zone naming no interface).
+    /// Any other error is a failure to answer, not an answer.
+    private static func meansNoRoute(_ code: Int32) -> Bool {
+        [ENETUNREACH, EHOSTUNREACH, EACCES, EPERM, EINVAL, ENODEV].contains(code)
     }
 
     /// The main table's default route for IPv4 or IPv6 (lowest metric), nil when none.
-    func defaultRoute(_ family: IPAddress.Family, links: LinkSnapshots = LinkSnapshots()) -> RouteLookupResult? {
-        let replies = request(family: family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6), destinationLength: 0,
-                              dump: true, attributes: [])
+    /// Throws when the kernel did not answer the dump.
+    func defaultRoute(_ family: IPAddress.Family, links: LinkSnapshots = LinkSnapshots()) throws(RouteLookupFailure) -> RouteLookupResult? {
+        let answer = try request(family: family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6), destinationLength: 0,
+                                 dump: true, attributes: [])
+        guard case .routes(let replies) = answer else {
+            if case .refused(let code) = answer {
+                throw RouteLookupFailure(reason: "the kernel refused to list its routes: \(String(cString: strerror(code)))")
+            }
+            return nil
+        }
         let defaults = replies.compactMap(Self.decodeRoute).filter {
             $0.destinationLength == 0 && $0.table == UInt32(RT_TABLE_MAIN.rawValue) && $0.type == .unicast
         }
@@ -102,9 +124,17 @@ public final class RouteLookup: Sendable {
 
     // MARK: Requests
 
-    /// Sends one RTM_GETROUTE and collects the answers to it.
-    private func request(family: UInt8, destinationLength: UInt8, dump: Bool, attributes: [UInt8]) -> [NetlinkMessage] {
-        socket.withLock { state -> [NetlinkMessage] in
+    private enum Answer {
+        /// The routes the kernel answered with (none for an empty dump).
+        case routes([NetlinkMessage])
+        /// The kernel's error for the request (a positive errno).
+        case refused(Int32)
+    }
+
+    /// Sends one RTM_GETROUTE and collects the answers to it; throws when
+    /// the request could not be sent or no answer came.
+    private func request(family: UInt8, destinationLength: UInt8, dump: Bool, attributes: [UInt8]) throws(RouteLookupFailure) -> Answer {
+        let outcome = socket.withLock { state -> Result<Answer, RouteLookupFailure> in
             state.sequence &+= 1
             let sequence = state.sequence
             var body: [UInt8] = [family, destinationLength, 0, 0, 0, 0, 0, 0]
@@ -117,22 +147,41 @@ public final class RouteLookup: Sendable {
             packet.appendRaw(sequence)
             packet.appendRaw(UInt32(0))  // port id: the kernel fills it
             packet += body
-            guard send(state.descriptor, packet, packet.count, 0) == packet.count else { return [] }
+            guard send(state.descriptor, packet, packet.count, 0) == packet.count else {
+                return .failure(RouteLookupFailure(reason: "sending the route lookup failed: \(String(cString: strerror(errno)))"))
+            }
 
             var answers: [NetlinkMessage] = []
             var buffer = [UInt8](repeating: 0, count: 32 * 1024)
             while true {
                 let count = recv(state.descriptor, &buffer, buffer.count, 0)
-                guard count > 0 else { return answers }
+                guard count > 0 else {
+                    let reason = count == 0 ? "the routing socket closed" : String(cString: strerror(errno))
+                    return .failure(RouteLookupFailure(reason: "no answer to the route lookup: \(reason)"))
+                }
                 let (messages, _) = NetlinkMessage.parse(buffer[..<count])
                 for message in messages where message.sequence == sequence {
-                    if message.type == UInt16(NLMSG_DONE) || message.type == UInt16(NLMSG_ERROR) { return answers }
+                    if message.type == UInt16(NLMSG_DONE) { return .success(.routes(answers)) }
+                    if message.type == UInt16(NLMSG_ERROR) {
+                        // struct nlmsgerr starts with the negative errno (0 is an acknowledgement).
+                        let code = message.payload.count >= 4 ? -Int32(bitPattern: readUInt32(message.payload, at: message.payload.startIndex)) : EIO
+                        return .success(code == 0 ? .routes(answers) : .refused(code))
+                    }
                     answers.append(message)
-                    if !dump { return answers }
+                    if !dump { return .success(.routes(answers)) }
                 }
             }
         }
+        return try outcome.get()
     }
+}
+
+/// The kernel gave no answer to a route lookup (the request could not be
+/// sent, the reply timed out, or the kernel failed for want of memory): a
+/// transient failure, never to be read as "no route".
+struct RouteLookupFailure: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }
 
 /// A kernel interface that failed.

@@ -1,3 +1,4 @@
+import ReachabilityContract
 import ReachabilityCore
 import Testing
 

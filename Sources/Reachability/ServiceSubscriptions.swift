@@ -1,13 +1,14 @@
-import DBus
+internal import DBus
+internal import ReachabilityContract
 
-/// The names of contract version 1 (dbus/io.reachd.Reachability1.xml), as the client uses them.
-enum ServiceContract {
-    static let busName: BusName = "io.reachd.Reachability1"
-    static let path: ObjectPath = "/io/reachd/Reachability1"
-    static let interface: InterfaceName = "io.reachd.Reachability1"
-    static let monitorInterface: InterfaceName = "io.reachd.Reachability1.Monitor"
-    /// Host monitors live below this path (`…/Monitors/N`).
-    static let monitorsPath: ObjectPath = "/io/reachd/Reachability1/Monitors"
+/// What a watcher subscribes to, in the contract's names (`ReachabilityContract`).
+enum ServiceSubscriptions {
+    static let busName = ReachabilityContract.busName
+    static let interface = ReachabilityContract.interface
+    static let monitorInterface = ReachabilityContract.monitorInterface
+    static let path = ReachabilityContract.objectPath
+    static let monitorsPath = ReachabilityContract.monitorsPath
+    /// The bus's own object, where `NameOwnerChanged` and `StartServiceByName` live.
     static let busPath: ObjectPath = "/org/freedesktop/DBus"
 
     /// `NameOwnerChanged` for the service's name only.
@@ -23,7 +24,7 @@ enum ServiceContract {
         case .defaultRoute:
             [
                 ownerChanges,
-                MatchRule(sender: busName, interface: interface, member: "ReachabilityChanged", path: path),
+                MatchRule(sender: busName, interface: interface, member: ReachabilityContract.reachabilityChanged, path: path),
                 MatchRule(sender: busName, interface: .properties, member: "PropertiesChanged", path: path,
                           arguments: [0: interface.rawValue]),
             ]
@@ -32,7 +33,7 @@ enum ServiceContract {
             // every monitor; signals of other monitors (of other clients) are dropped locally.
             [
                 ownerChanges,
-                MatchRule(sender: busName, interface: monitorInterface, member: "ReachabilityChanged",
+                MatchRule(sender: busName, interface: monitorInterface, member: ReachabilityContract.reachabilityChanged,
                           pathNamespace: monitorsPath),
                 MatchRule(sender: busName, interface: .properties, member: "PropertiesChanged",
                           pathNamespace: monitorsPath, arguments: [0: monitorInterface.rawValue]),

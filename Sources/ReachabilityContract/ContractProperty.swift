@@ -1,0 +1,38 @@
+import DBus
+
+/// One read-only property of an exported object: its name and signature as in the XML, and how
+/// its value is read off the object's published value.
+///
+/// A table of these is the single description of an object's properties: the service declares
+/// them from it, and change detection compares them through it, so a property cannot be served
+/// and forgotten in `PropertiesChanged` (or the other way round).
+///
+/// ```swift
+/// let status = ContractProperty<HostReport>("Status", "i") { .int32($0.status.rawValue) }
+/// status.read(.notReachable)   // .int32(0)
+/// ```
+public struct ContractProperty<Value>: Sendable {
+    public let name: String
+    public let signature: Signature
+    public let read: @Sendable (Value) -> DBusValue
+
+    public init(_ name: String, _ signature: Signature, read: @escaping @Sendable (Value) -> DBusValue) {
+        self.name = name
+        self.signature = signature
+        self.read = read
+    }
+
+    /// The service's declaration of this property, reading the current value with `current`.
+    public func declaration(current: @escaping @Sendable () -> Value) -> PropertyDeclaration {
+        PropertyDeclaration(name: name, signature: signature, read: { [read] in read(current()) })
+    }
+}
+
+extension Array {
+    /// The names of the properties whose published value differs between `old` and `new`, in
+    /// table order; `[]` when nothing a client can see changed.
+    public func changedNames<Value>(from old: Value, to new: Value) -> [String]
+    where Element == ContractProperty<Value> {
+        compactMap { $0.read(new) != $0.read(old) ? $0.name : nil }
+    }
+}

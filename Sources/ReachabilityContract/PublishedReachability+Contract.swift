@@ -1,0 +1,31 @@
+import DBus
+import ReachabilityCore
+
+/// The properties of `io.reachd.Reachability1` that describe reachability, in the XML's order.
+/// (`MonitorCount` is the registry's, not part of this value.)
+extension PublishedReachability {
+    public static let contractProperties: [ContractProperty<PublishedReachability>] = [
+        ContractProperty("Status", "i") { .int32($0.status.rawValue) },
+        ContractProperty("Flags", "u") { .uint32($0.flags.rawValue) },
+        ContractProperty("Reachable", "b") { .boolean($0.reachable) },
+        ContractProperty("ReachableViaWWAN", "b") { .boolean($0.reachableViaWWAN) },
+        ContractProperty("ReachableViaWiFi", "b") { .boolean($0.reachableViaWiFi) },
+        ContractProperty("StatusString", "s") { .string($0.statusString) },
+        ContractProperty("InterfaceType", "s") { .string($0.interfaceType.rawValue) },
+        ContractProperty("Interface", "s") { .string($0.interface) },
+        ContractProperty("Metered", "b") { .boolean($0.metered) },
+        ContractProperty("Connectivity", "s") { .string($0.connectivity.rawValue) },
+        ContractProperty("Backend", "s") { .string($0.backendName) },
+    ]
+
+    /// The D-Bus property names, in the order `changedProperties(from:)` reports them.
+    public static var propertyNames: [String] { contractProperties.map(\.name) }
+
+    /// The names of the properties whose published value differs from `old`, in table order.
+    ///
+    /// Derived properties are compared as published, so a change from WWAN to WiFi lists
+    /// `ReachableViaWWAN` and `ReachableViaWiFi` but not `Reachable`.
+    public func changedProperties(from old: PublishedReachability) -> [String] {
+        Self.contractProperties.changedNames(from: old, to: self)
+    }
+}

@@ -1,0 +1,30 @@
+import DBus
+
+extension ReachabilityContract {
+    /// reachd's own error names (`io.reachd.Reachability1.Error.*`), as the service answers them
+    /// and the client recognises them.
+    public enum ErrorNames {
+        /// The host is neither a DNS name nor an IP address literal reachd accepts.
+        public static let invalidHost: ErrorName = "io.reachd.Reachability1.Error.InvalidHost"
+        /// The per-connection or global cap on host monitors is reached.
+        public static let limitExceeded: ErrorName = "io.reachd.Reachability1.Error.LimitExceeded"
+        /// Only the connection that made a monitor may release it.
+        public static let notOwner: ErrorName = "io.reachd.Reachability1.Error.NotOwner"
+        /// reachd could not get an answer it trusts right now (the kernel did not answer a route
+        /// lookup); the call may be repeated. Never a statement about the network.
+        public static let tryAgain: ErrorName = "io.reachd.Reachability1.Error.TryAgain"
+    }
+
+    public static func invalidHost(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.invalidHost, message: message)
+    }
+    public static func limitExceeded(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.limitExceeded, message: message)
+    }
+    public static func notOwner(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.notOwner, message: message)
+    }
+    public static func tryAgain(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.tryAgain, message: message)
+    }
+}
