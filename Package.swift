@@ -73,6 +73,11 @@ let package = Package(
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl", "TestSupport"]),
+        // The service's pure parts, without root or buses.
+        .testTarget(
+            name: "ReachabilityServiceTests",
+            dependencies: ["ReachabilityService", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "ReachabilityContractTests",
             dependencies: [

@@ -79,6 +79,16 @@ public final class NetworkManagerMock: Sendable {
         if emittingStateChanged { try await emitStateChanged(state) }
     }
 
+    /// Adds method `name` to the manager (interface `org.freedesktop.DBus.Mock`),
+    /// running the Python `code` with `self` the manager object, and calls it
+    /// without waiting for its reply: for code that stalls the mock
+    /// (`time.sleep`), as a busy or hung NetworkManager would.
+    public func runWithoutWaiting(_ name: String, code: String) async throws {
+        try await call(Self.manager, Self.mockInterface, "AddMethod", "sssss", Self.mockInterface, name, "", "", code)
+        try await runToolChecked("busctl", ["--address=\(bus.address)", "--expect-reply=no", "call", Self.name,
+                                            Self.manager, Self.mockInterface, name])
+    }
+
     // MARK: Devices and connections (no manager property is touched)
 
     /// Wi-Fi device `wlan0` with access point, profile and active connection `…/ActiveConnection/wifi0`.

@@ -1,0 +1,126 @@
+import Logging
+import ReachabilityCore
+@testable import ReachabilityService
+import Synchronization
+import Testing
+
+/// The one merge point between the sources and what reachd publishes: a value
+/// is announced only when it differs from the last computed one, after the
+/// settle time; a kernel view that could not be read is never published.
+@Suite("The change merger")
+struct ChangeMergerTests {
+    static let wifi = PublishedReachability(networkManager: NetworkManagerSnapshot(
+        state: .connectedGlobal, connectivity: .full, primaryConnectionType: "802-11-wireless",
+        primaryDevices: [NetworkDevice(type: .wifi, interface: "wlan0")], primaryRouteHasGateway: true))
+    static let offline = PublishedReachability(networkManager: NetworkManagerSnapshot(
+        state: .disconnected, connectivity: .none))
+    static let kernelEthernet = PublishedReachability(
+        kernelDefaultRoute: RouteLookupResult(type: .unicast, hasGateway: true, outgoingInterface: "eth0",
+                                              medium: .ethernet, linkIsUp: true, isDefaultRoute: true),
+        ipv6DefaultRoute: nil)
+
+    /// What the merger did, in order.
+    final class Record: Sendable {
+        private let entries = Mutex<[String]>([])
+        func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    /// A kernel whose route lookups fail while `failing` is set.
+    final class Kernel: Sendable {
+        let failing = Mutex(false)
+        let lookups = Mutex(0)
+        func view() throws(RouteLookupFailure) -> PublishedReachability {
+            lookups.withLock { $0 += 1 }
+            if failing.withLock({ $0 }) { throw RouteLookupFailure(reason: "no answer to the route lookup: timed out") }
+            return ChangeMergerTests.kernelEthernet
+        }
+    }
+
+    static func merger(settle: Duration = .zero, kernel: Kernel = Kernel(), record: Record) -> ChangeMerger {
+        ChangeMerger(
+            settle: settle, logger: Logger(label: "test"),
+            kernelView: { () throws(RouteLookupFailure) in try kernel.view() },
+            start: { record.add("start \($0.statusString) \($0.interface)") },
+            announce: { record.add("announce \($0.statusString) \($0.interface)") },
+            sourcesChanged: { record.add("sources changed") })
+    }
+
+    @Test func theFirstValueIsSetBeforeTheNameIsClaimedNotAnnounced() async {
+        let record = Record()
+        let merger = Self.merger(record: record)
+        await merger.receive(.kernelChanged)  // before NetworkManager's first word: nothing to compute yet
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        #expect(await merger.firstValue() == Self.wifi)
+        #expect(record.all == ["start Reachable via WiFi wlan0"])
+    }
+
+    @Test func aSourceEventThatChangesNothingAnnouncesNothing() async {
+        let record = Record()
+        let merger = Self.merger(record: record)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        await merger.receive(.kernelChanged)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        #expect(record.all == ["start Reachable via WiFi wlan0", "sources changed", "sources changed"])
+    }
+
+    @Test func kernelChatterDoesNotPostponeASettlingChange() async throws {
+        let record = Record()
+        let merger = Self.merger(settle: .milliseconds(300), record: record)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        let changed = ContinuousClock.now
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        // The kernel keeps talking every 50 ms for longer than the settle time.
+        while ContinuousClock.now - changed < .milliseconds(900) {
+            await merger.receive(.kernelChanged)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(record.all.filter { $0.hasPrefix("announce") } == ["announce Not Reachable "])
+    }
+
+    @Test func aFlapShorterThanTheSettleTimeIsNeverAnnounced() async throws {
+        let record = Record()
+        let merger = Self.merger(settle: .milliseconds(300), record: record)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        try await Task.sleep(for: .milliseconds(600))
+        // The timer fired with the value already published: the publisher compares and stays quiet.
+        #expect(record.all.filter { $0.hasPrefix("announce") }.allSatisfy { $0 == "announce Reachable via WiFi wlan0" })
+    }
+
+    @Test func aRouteLookupThatFailsIsNeverPublishedAndIsRetriedUntilItAnswers() async throws {
+        let record = Record()
+        let kernel = Kernel()
+        let merger = Self.merger(kernel: kernel, record: record)
+        await merger.receive(.networkManager(nil))  // no NetworkManager: the kernel's view
+        #expect(record.all == ["start Reachable via WiFi eth0"])
+
+        kernel.failing.withLock { $0 = true }
+        await merger.receive(.kernelChanged)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(kernel.lookups.withLock { $0 } >= 3, "retried with backoff (100, 200 ms …)")
+        #expect(record.all == ["start Reachable via WiFi eth0", "sources changed"], "nothing published for a failure")
+
+        kernel.failing.withLock { $0 = false }
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        #expect(record.all.last == "sources changed")
+        #expect(record.all.contains("announce Not Reachable "))
+    }
+
+    @Test func theFirstValueWaitsForAKernelThatAnswers() async throws {
+        let record = Record()
+        let kernel = Kernel()
+        kernel.failing.withLock { $0 = true }
+        let merger = Self.merger(kernel: kernel, record: record)
+        await merger.receive(.networkManager(nil))
+        #expect(record.all.isEmpty, "no first value from a failed lookup")
+        kernel.failing.withLock { $0 = false }
+        #expect(await merger.firstValue() == Self.kernelEthernet, "the retry brings the first value")
+    }
+
+    static let snapshotWiFi = NetworkManagerSnapshot(
+        state: .connectedGlobal, connectivity: .full, primaryConnectionType: "802-11-wireless",
+        primaryDevices: [NetworkDevice(type: .wifi, interface: "wlan0")], primaryRouteHasGateway: true)
+    static let snapshotOffline = NetworkManagerSnapshot(state: .disconnected, connectivity: .none)
+}

@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The change path end to end: what reachd announces when its sources are
+/// chatty or slow. The kernel view these tests assume is reachd's own network
+/// namespace (`ReachdProcess.Network.privateWithDefaultRoute`): a default
+/// route via 192.0.2.1 over `rv0`, and whatever the test does to it.
+@Suite("The change path", .timeLimit(.minutes(2)))
+struct ChangePathTests {
+    typealias Rows = NetworkManagerMockTests
+    static let active = NetworkManagerMock.manager + "/ActiveConnection/"
+
+    /// NetworkManager connected over Wi-Fi, with an ethernet connection ready to take over.
+    static func connectedOverWiFi(on system: PrivateBus) async throws -> NetworkManagerMock {
+        let mock = try await NetworkManagerMock(on: system)
+        try await mock.addWiFi()
+        try await mock.addEthernet()
+        try await mock.setManager("PrimaryConnection", "o", active + "wifi0")
+        try await mock.setManager("Connectivity", "u", "4")
+        try await mock.setState(70)
+        return mock
+    }
+
+    @Test("--settle-ms 500: kernel address changes every 100 ms do not postpone a NetworkManager change; it is announced once, about 500 ms after it")
+    func kernelChatterDoesNotPostponeASettlingChange() async throws {
+        let system = try PrivateBus(.system)
+        defer { system.stop() }
+        let session = try PrivateBus(.session)
+        defer { session.stop() }
+        let mock = try await Self.connectedOverWiFi(on: system)
+        defer { mock.stop() }
+
+        try await withReachd(session: session, systemBus: system.address, arguments: ["--settle-ms", "500"]) { reachd in
+            #expect(try await session.publishedProperties().standardOutput == Rows.wifi.busctlLines)
+            let monitor = try await ReachdSignalMonitor(session: session)
+            defer { monitor.stop() }
+
+            // An address comes and goes on reachd's uplink every 100 ms: each is
+            // a kernel change (address and local route) that reachd hears.
+            let namespace = "--net=/proc/\(reachd.pid)/ns/net"
+            let chatter = Task {
+                var add = true
+                while !Task.isCancelled {
+                    _ = try? await runTool("/usr/bin/nsenter", [namespace, "ip", "address", add ? "add" : "del", "192.0.2.50/24", "dev", "rv0"])
+                    add.toggle()
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { chatter.cancel() }
+            try await Task.sleep(for: .milliseconds(300))
+
+            let changed = ContinuousClock.now
+            try await mock.setState(20)
+            let expected = Rows.offline.signals(after: Rows.wifi)
+            // The kernel keeps talking all along; before the merge point each of its
+            // events restarted the settle timer, and this wait timed out.
+            try await monitor.waitForSignals(count: expected.count, timeout: .seconds(4))
+            let delay = ContinuousClock.now - changed
+            #expect(delay >= .milliseconds(500), "held for the settle time first, announced after \(delay)")
+            try await Task.sleep(for: .seconds(1))
+            #expect(monitor.signals == expected, "announced once, with the kernel still talking")
+            chatter.cancel()
+            #expect(try await session.publishedProperties().standardOutput == Rows.offline.busctlLines)
+        }
+    }
+
+    @Test("a NetworkManager GetAll that stalls past its timeout publishes nothing wrong: the last state stands until the retry reads the new one")
+    func stalledGetAllKeepsTheLastStateUntilTheRetryAnswers() async throws {
+        let system = try PrivateBus(.system)
+        defer { system.stop() }
+        let session = try PrivateBus(.session)
+        defer { session.stop() }
+        let mock = try await Self.connectedOverWiFi(on: system)
+        defer { mock.stop() }
+
+        try await withReachd(session: session, systemBus: system.address) { reachd in
+            #expect(try await session.publishedProperties().standardOutput == Rows.wifi.busctlLines)
+            let monitor = try await ReachdSignalMonitor(session: session)
+            defer { monitor.stop() }
+
+            // Ethernet becomes primary, then NetworkManager hangs for 7 s: reachd's
+            // GetAll of the new connection times out after 5 s. Before, that read as
+            // "the connection vanished" and published InterfaceType other, Interface "".
+            try await mock.runWithoutWaiting("SwitchToEthernetThenStall", code: """
+                import dbus, time
+                self.Set('org.freedesktop.NetworkManager', 'PrimaryConnection', dbus.ObjectPath('\(Self.active)eth0'))
+                time.sleep(7)
+                """)
+            let expected = Rows.ethernet.signals(after: Rows.wifi)
+            try await monitor.waitForSignals(count: expected.count, timeout: .seconds(20))
+            #expect(monitor.signals == expected, "only the real new state, once NetworkManager answers")
+            #expect(try await session.publishedProperties().standardOutput == Rows.ethernet.busctlLines)
+            #expect(reachd.standardError.contains("reading NetworkManager failed"), "the failure is logged: \(reachd.standardError)")
+        }
+    }
+}
