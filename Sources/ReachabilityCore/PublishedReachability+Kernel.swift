@@ -1,4 +1,4 @@
-/// The netlink backend's mapping (design section 3, "Netlink backend"), used when NetworkManager is
+/// The netlink backend's mapping (docs/mapping.md, "Kernel backend"), used when NetworkManager is
 /// not on the bus.
 ///
 /// ```swift

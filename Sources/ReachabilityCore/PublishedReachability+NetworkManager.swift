@@ -1,4 +1,4 @@
-/// The NetworkManager backend's mapping (design section 3, "Default route").
+/// The NetworkManager backend's mapping (docs/mapping.md, "NetworkManager backend").
 ///
 /// | NM state (connectivity) | flags |
 /// |---|---|

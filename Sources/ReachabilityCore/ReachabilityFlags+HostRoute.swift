@@ -1,4 +1,4 @@
-/// Flags for one address from the kernel's route to it (design section 3, "Host monitors").
+/// Flags for one address from the kernel's route to it (docs/mapping.md, "Host monitors and CheckHost").
 ///
 /// | route | flags |
 /// |---|---|

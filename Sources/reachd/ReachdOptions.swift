@@ -3,7 +3,7 @@
 /// Why not swift-argument-parser, as reachctl uses: it links
 /// FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
-/// (design §6). Six options do not need a framework.
+/// (docs/design.md, "One thread"; README, Benchmarks). Six options do not need a framework.
 struct ReachdOptions: Equatable {
     var replace = false
     var systemBusAddress: String?

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Many callers at once, ordered signals, timeouts and cancellation: the
-/// promises of the one-loop-thread-per-connection design (design §1, Concurrency).
+/// promises of the one-loop-thread-per-connection design (docs/design.md, "One thread").
 @Suite("Concurrency, ordering, timeouts and cancellation", .timeLimit(.minutes(1)))
 struct ConcurrencyTests {
     @Test("1,000 concurrent calls over 8 connections are each answered once, with their own result")

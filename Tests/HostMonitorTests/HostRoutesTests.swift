@@ -4,7 +4,7 @@ import Testing
 
 /// Host monitors answer from the kernel's routes, in a client namespace joined
 /// to a peer by a veth (peer .1, client .2, default route via the peer) with a
-/// real DNS server (dnsmasq) in the peer: design section 3, "Host monitors".
+/// real DNS server (dnsmasq) in the peer: docs/mapping.md, "Host monitors and CheckHost".
 @Suite("Host monitors in a network namespace", .serialized)
 struct HostRoutesTests {
     /// Documentation addresses (RFC 5737): no route but the default one leads

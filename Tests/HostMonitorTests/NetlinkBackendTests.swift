@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// The main object without NetworkManager: the default route read from the
-/// kernel, and live switches as NetworkManager comes and goes (design
-/// section 3, "Netlink backend"), shown in `Backend`.
+/// kernel, and live switches as NetworkManager comes and goes (docs/mapping.md,
+/// "Kernel backend"), shown in `Backend`.
 @Suite("The netlink backend", .serialized)
 struct NetlinkBackendTests {
     @Test func mainObjectFollowsTheKernelWhenNetworkManagerIsAbsent() async throws {

@@ -1,7 +1,7 @@
 import ReachabilityCore
 import Testing
 
-/// The design's "Host monitors" rules for one address.
+/// docs/mapping.md's "Host monitors and CheckHost" rules for one address.
 @Suite("Kernel route → flags for one address")
 struct HostRouteTests {
     @Test("every route type", arguments: [

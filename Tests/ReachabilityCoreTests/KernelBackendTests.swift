@@ -1,7 +1,7 @@
 import ReachabilityCore
 import Testing
 
-/// The design's "Netlink backend" section: published values from the kernel's default routes.
+/// docs/mapping.md's "Kernel backend" section: published values from the kernel's default routes.
 @Suite("Kernel default routes → published values")
 struct KernelBackendTests {
     struct Row: Sendable, CustomTestStringConvertible {

@@ -1,7 +1,7 @@
 import ReachabilityCore
 import Testing
 
-/// The design's "Default route, NetworkManager backend" table, row by row.
+/// docs/mapping.md's "NetworkManager backend" table, row by row.
 @Suite("NetworkManager snapshot → published values")
 struct NetworkManagerMappingTests {
     static let allConnectivity = NMConnectivityState.allKnown + [NMConnectivityState(rawValue: 9)]

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `init(domain:)` and `init(address:)`: monitors the service keeps for this client
-/// (design section 2), made by `ManagerForDomain`/`ManagerForAddress` and let go by `Release()`.
+/// (README, "Host monitors"), made by `ManagerForDomain`/`ManagerForAddress` and let go by `Release()`.
 ///
 /// Loopback answers the same on every machine: Reachable, IsLocalAddress, IsDirect.
 @Suite(

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The object reachd serves is exactly the contract in
-/// dbus/io.reachd.Reachability1.xml (design section 2: "the Introspect reply
+/// dbus/io.reachd.Reachability1.xml (README, "The D-Bus contract": "the Introspect reply
 /// must match it"), with the standard interfaces beside it.
 @Suite("reachd serves the contract of dbus/io.reachd.Reachability1.xml", .timeLimit(.minutes(1)))
 struct ContractTests {

@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 
 /// reachd publishes what NetworkManager (python-dbusmock's template on a
-/// private system bus) says, as design section 3 and docs/mapping.md tabulate
+/// private system bus) says, as docs/mapping.md tabulates
 /// it, and announces each change with exactly one PropertiesChanged naming
 /// exactly the properties that changed, then one ReachabilityChanged if
 /// (Status, Flags) changed; a NetworkManager change that alters nothing
@@ -10,7 +10,7 @@ import Testing
 /// and `gdbus monitor`, as users see it.
 @Suite("reachd over python-dbusmock's NetworkManager", .timeLimit(.minutes(2)))
 struct NetworkManagerMockTests {
-    // The expected values, written by hand from the design's tables
+    // The expected values, written by hand from docs/mapping.md's tables
     // (NetworkManager backend; TransientConnection 0x1, Reachable 0x2,
     // ConnectionRequired 0x4, InterventionRequired 0x10, IsWWAN 0x40000).
     static let nm = "networkmanager"
@@ -113,7 +113,7 @@ struct NetworkManagerMockTests {
         Step(label: "Metered YES, closing the record", expected: wifiMetered, change: manager("Metered", "u", "1")),
     ]
 
-    @Test("each NetworkManager situation publishes the design's values with exactly the signals the change calls for")
+    @Test("each NetworkManager situation publishes the mapping table's values with exactly the signals the change calls for")
     func publishesEachSituationWithExactSignals() async throws {
         let system = try PrivateBus(.system)
         defer { system.stop() }

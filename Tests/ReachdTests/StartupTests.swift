@@ -2,8 +2,8 @@ import TestSupport
 import Testing
 
 /// The first answer after the name appears is already the real one
-/// (design section 1, "Start-up"; section 2: "a client never sees Unknown
-/// because of a start-up race").
+/// (docs/design.md, "Start-up": the first value is computed before
+/// the name is requested, so a client never sees a start-up Unknown).
 @Suite("reachd's first answer", .timeLimit(.minutes(2)))
 struct StartupTests {
     @Test("with NetworkManager up, the first Get that succeeds is NetworkManager's answer, never Unknown (10 starts)")

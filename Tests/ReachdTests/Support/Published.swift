@@ -1,7 +1,7 @@
 import TestSupport
 
 /// The eleven properties of `io.reachd.Reachability1` as a client reads them.
-/// Tests write these by hand from the design's tables.
+/// Tests write these by hand from docs/mapping.md's tables.
 struct Published: Equatable, Sendable, CustomStringConvertible {
     var status: Int32
     var flags: UInt32
