@@ -32,9 +32,4 @@ enum {
     CShims_TYPE_DICT_ENTRY = DBUS_TYPE_DICT_ENTRY,
 };
 
-// DBUS_TIMEOUT_USE_DEFAULT is `(-1)`; DBUS_TIMEOUT_INFINITE is `((int) 0x7fffffff)`.
-enum {
-    CShims_TIMEOUT_INFINITE = DBUS_TIMEOUT_INFINITE,
-};
-
 #endif
