@@ -32,7 +32,8 @@ enum ReachabilityInterface {
                 }),
                 MethodDeclaration(name: ReachabilityContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
                                   handler: .deferred { call in
-                    let report = try await monitors.check(try HostSpecification(domain: call.body[0].stringValue ?? ""))
+                    let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
+                    let report = try await monitors.check(host, for: try sender(of: call))
                     return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
                 }),
             ],

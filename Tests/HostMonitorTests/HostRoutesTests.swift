@@ -60,8 +60,11 @@ struct HostRoutesTests {
             let changes = try await client.recordSignals(interface: ReachdClient.monitorInterface, member: "ReachabilityChanged")
             defer { changes.stop() }
             let monitor = try await client.managerForDomain(namespaces.dnsName)
-            // dnsmasq answers with the peer's address, which is on the link.
-            #expect(try await client.answer(of: monitor) == .reachableDirect)
+            // The monitor is made at once (Status -1); dnsmasq answers with the
+            // peer's address, which is on the link, and that is its first answer.
+            try await eventually("the first answer for \(namespaces.dnsName)") {
+                try await client.answer(of: monitor) == .reachableDirect
+            }
             #expect(try await client.host(of: monitor) == namespaces.dnsName)
             #expect(namespaces.dnsQueries.contains("query[A] \(namespaces.dnsName) from \(namespaces.clientAddress)"),
                     "dnsmasq was asked; its log:\n\(namespaces.dnsQueries)")
@@ -71,7 +74,7 @@ struct HostRoutesTests {
             try await eventually("the monitor for \(namespaces.dnsName) says not reachable: \(changes.reachabilityChanges(of: monitor))") {
                 changes.reachabilityChanges(of: monitor).last == .notReachable
             }
-            #expect(changes.reachabilityChanges(of: monitor) == [.notReachable])
+            #expect(changes.reachabilityChanges(of: monitor) == [.reachableDirect, .notReachable])
             #expect(try await client.answer(of: monitor) == .notReachable)
             #expect(try await client.checkHost(namespaces.dnsName) == .notReachable)
         }
@@ -81,7 +84,9 @@ struct HostRoutesTests {
         try await withReachdInNamespace { namespaces, client in
             let name = "nowhere.reachd.test"
             let monitor = try await client.managerForDomain(name)
-            #expect(try await client.answer(of: monitor) == .notReachable)
+            try await eventually("the first answer for \(name)") {
+                try await client.answer(of: monitor) == .notReachable
+            }
             #expect(try await client.checkHost(name) == .notReachable)
             // The DNS server was asked and said no (no wall-clock bound: shared machines are noisy).
             #expect(namespaces.dnsQueries.contains("query[A] \(name)"), "dnsmasq was asked; its log:\n\(namespaces.dnsQueries)")
@@ -103,6 +108,12 @@ struct HostRoutesTests {
                 try await client.managerForDomain(namespaces.dnsName),
             ]
             for monitor in behind { #expect(try await client.answer(of: monitor) == .reachable) }
+            // The name's monitor gets its first answer as a signal; it is no change of the route's.
+            let named = steady.last!
+            try await eventually("the first answer for \(namespaces.dnsName)") {
+                changes.reachabilityChanges(of: named) == [.reachableDirect]
+            }
+            changes.forget(named)
             let history = { (behind + steady).map { "\($0): \(changes.reachabilityChanges(of: $0))" }.joined(separator: "\n") }
 
             try await namespaces.deleteDefaultRoute()

@@ -97,9 +97,14 @@ struct ChangeMergerTests {
         #expect(record.all == ["start Reachable via WiFi eth0"])
 
         kernel.failing.withLock { $0 = true }
+        let before = kernel.lookups.withLock { $0 }
         await merger.receive(.kernelChanged)
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(kernel.lookups.withLock { $0 } >= 3, "retried with backoff (100, 200 ms …)")
+        // Retried with backoff (100, 200 ms …): wait for two retries, however loaded the machine.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while kernel.lookups.withLock({ $0 }) < before + 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(kernel.lookups.withLock { $0 } >= before + 3, "retried with backoff")
         #expect(record.all == ["start Reachable via WiFi eth0", "sources changed"], "nothing published for a failure")
 
         kernel.failing.withLock { $0 = false }

@@ -15,26 +15,45 @@ struct HostEvaluator: Sendable {
     }
 
     /// Throws when the kernel did not answer: the round cannot be judged.
-    func startRound() throws(RouteLookupFailure) -> Round {
+    func startRound() throws(HostEvaluationFailure) -> Round {
         let links = LinkSnapshots()
-        let defaults = [try routes.defaultRoute(.v4, links: links), try routes.defaultRoute(.v6, links: links)]
-        return Round(defaultInterfaces: Set(defaults.compactMap { $0?.outgoingInterface }), links: links)
+        do {
+            let defaults = [try routes.defaultRoute(.v4, links: links), try routes.defaultRoute(.v6, links: links)]
+            return Round(defaultInterfaces: Set(defaults.compactMap { $0?.outgoingInterface }), links: links)
+        } catch {
+            throw .routeLookup(error)
+        }
     }
 
-    /// Throws when a route lookup got no answer from the kernel: the host's
-    /// reachability is then not known, and must not be published as "not reachable".
-    func report(for host: HostSpecification, portal: Bool, round: Round) async throws(RouteLookupFailure) -> HostReport {
+    /// Whether `host` is judged without waiting for a resolver thread: an
+    /// address literal, or a name in `/etc/hosts`.
+    func answersAtOnce(_ host: HostSpecification) -> Bool {
+        switch host {
+        case .address: true
+        case .name(let name): resolver.isListedLocally(name)
+        }
+    }
+
+    /// Throws when the kernel did not answer a route lookup: nothing is known,
+    /// and that must not be published as "not reachable". A name that cannot
+    /// be resolved (the DNS says it does not exist, or gives no answer in time)
+    /// is not reachable, as SCNetworkReachability has it.
+    func report(for host: HostSpecification, client: String, portal: Bool, round: Round) async throws(HostEvaluationFailure) -> HostReport {
         let addresses: [IPAddress]
         switch host {
         case .address(let address):
             addresses = [address]
         case .name(let name):
-            // A name that does not resolve (or not in time) is not reachable.
-            addresses = await resolver.resolve(name) ?? []
+            switch await resolver.resolve(name, for: client) {
+            case .addresses(let found): addresses = found
+            case .noAddress, .couldNotResolve: addresses = []
+            }
         }
         var lookups: [RouteLookupResult?] = []
         for address in addresses {
-            guard var route = try routes.route(to: address, links: round.links) else {
+            let found: RouteLookupResult?
+            do { found = try routes.route(to: address, links: round.links) } catch { throw .routeLookup(error) }
+            guard var route = found else {
                 lookups.append(nil)
                 continue
             }
@@ -42,5 +61,16 @@ struct HostEvaluator: Sendable {
             lookups.append(route)
         }
         return HostReachability(addressRoutes: lookups, portal: portal).report
+    }
+}
+
+/// Why a host could not be judged: nothing is known, so nothing is published.
+enum HostEvaluationFailure: Error, CustomStringConvertible {
+    case routeLookup(RouteLookupFailure)
+
+    var description: String {
+        switch self {
+        case .routeLookup(let failure): "\(failure)"
+        }
     }
 }

@@ -32,6 +32,9 @@ final class HostMonitorRegistry: Sendable {
         /// until then the monitors they left keep their last report.
         var backoff = RetryBackoff()
         var retryScheduled = false
+        /// Names being resolved now, and those to resolve once more after that.
+        var resolving: Set<HostSpecification> = []
+        var resolveAgain: Set<HostSpecification> = []
     }
 
     private let state = Mutex(State())
@@ -52,11 +55,17 @@ final class HostMonitorRegistry: Sendable {
     // MARK: Creating and releasing
 
     /// Makes a monitor for `host` owned by `owner`, exported on `session`.
+    ///
+    /// A host judged without waiting (an address literal, a name in
+    /// /etc/hosts) is judged before the reply, so the object already has its
+    /// answer. A name that needs DNS gets its object at once with Status -1
+    /// (Unknown); its first answer follows as PropertiesChanged and
+    /// ReachabilityChanged, so no client waits on another's slow names.
     func create(host: HostSpecification, owner: BusName, session: Connection) async throws -> ObjectPath {
         let id = try reserve(for: owner)
-        // Without an answer from the kernel the monitor starts Unknown (-1),
-        // and the retried round gives it its first real report.
-        let evaluated = try? await evaluate(host)
+        // Without an answer (no route lookup answer, no resolver answer) the
+        // monitor keeps Unknown (-1) until a later round gives it one.
+        let evaluated = evaluator.answersAtOnce(host) ? try? await evaluate(host, for: owner) : nil
         let report = evaluated ?? .unknown
         let monitor = HostMonitor(id: id, host: host, owner: owner, report: report)
         do {
@@ -77,7 +86,14 @@ final class HostMonitorRegistry: Sendable {
             await session.releaseMonitors(ownedBy: owner, registry: self)
         } else {
             await session.announceMonitorCount()
-            if evaluated == nil { scheduleRetry(on: session) }
+            if evaluated == nil {
+                // Its first answer, as any later one, from the kernel and the resolver.
+                do {
+                    startResolving(host, owner: owner, round: try evaluator.startRound(), on: session)
+                } catch {
+                    noteFailure(error, on: session)
+                }
+            }
         }
         return monitor.path
     }
@@ -136,21 +152,22 @@ final class HostMonitorRegistry: Sendable {
     /// A one-shot answer, as `CheckHost` gives it. A lookup the kernel does
     /// not answer is tried again a few times (100, 200, 400 ms); if it still
     /// gets no answer the caller hears `TryAgain`, never "not reachable".
-    func check(_ host: HostSpecification) async throws(DBusError) -> HostReport {
+    func check(_ host: HostSpecification, for client: BusName) async throws(DBusError) -> HostReport {
         var backoff = RetryBackoff()
         while true {
             do {
-                return try await evaluate(host)
+                return try await evaluate(host, for: client)
             } catch {
-                guard backoff.failures < 3, (try? await Task.sleep(for: backoff.next())) != nil else {
+                guard backoff.failures < 3,
+                      (try? await Task.sleep(for: backoff.next())) != nil else {
                     throw ReachabilityContract.tryAgain("reachd could not judge \(host.text): \(error); try again")
                 }
             }
         }
     }
 
-    private func evaluate(_ host: HostSpecification) async throws(RouteLookupFailure) -> HostReport {
-        try await evaluator.report(for: host, portal: portal(), round: evaluator.startRound())
+    private func evaluate(_ host: HostSpecification, for client: BusName) async throws(HostEvaluationFailure) -> HostReport {
+        try await evaluator.report(for: host, client: client.rawValue, portal: portal(), round: evaluator.startRound())
     }
 
     /// Re-evaluates every monitor after a network change. Changes that come
@@ -179,6 +196,10 @@ final class HostMonitorRegistry: Sendable {
         }
     }
 
+    /// Hosts judged at once (literals, /etc/hosts names) are evaluated in the
+    /// round and published in one turn of the session loop. Names that need
+    /// DNS are resolved each on its own (`resolveAndPublish`), so a slow name
+    /// holds up neither the round nor the next one: only itself.
     private func reevaluateOnce(on session: Connection) async {
         let monitors = state.withLock { Array($0.monitors.values) }
         guard !monitors.isEmpty else { return }
@@ -190,24 +211,20 @@ final class HostMonitorRegistry: Sendable {
             return
         }
         let portal = portal()
-        let hosts = Set(monitors.map(\.host))
+        // Each distinct host once, its lookups counted against one of its owners.
+        var hosts: [HostSpecification: BusName] = [:]
+        for monitor in monitors where hosts[monitor.host] == nil { hosts[monitor.host] = monitor.owner }
         var reports: [HostSpecification: HostReport] = [:]
-        var failure: RouteLookupFailure?
-        await withTaskGroup(of: (HostSpecification, Result<HostReport, RouteLookupFailure>).self) { group in
-            for host in hosts {
-                group.addTask { [evaluator] in
-                    do throws(RouteLookupFailure) {
-                        return (host, .success(try await evaluator.report(for: host, portal: portal, round: round)))
-                    } catch {
-                        return (host, .failure(error))
-                    }
-                }
+        var failure: HostEvaluationFailure?
+        for (host, owner) in hosts {
+            guard evaluator.answersAtOnce(host) else {
+                startResolving(host, owner: owner, round: round, on: session)
+                continue
             }
-            for await (host, outcome) in group {
-                switch outcome {
-                case .success(let report): reports[host] = report
-                case .failure(let error): failure = error
-                }
+            do {
+                reports[host] = try await evaluator.report(for: host, client: owner.rawValue, portal: portal, round: round)
+            } catch {
+                failure = error
             }
         }
         // Monitors whose host got no answer keep their last report.
@@ -215,12 +232,48 @@ final class HostMonitorRegistry: Sendable {
         if let failure {
             noteFailure(failure, on: session)
         } else if state.withLock({ $0.backoff.reset() }) {
-            logger.notice("route lookups for host monitors answer again")
+            logger.notice("every host monitor has an answer again")
+        }
+    }
+
+    /// Resolves `host` and publishes its monitors' new report, unless it is
+    /// being resolved already: then once more after that lookup, so each name
+    /// has at most one lookup queued or running however often the network changes.
+    private func startResolving(_ host: HostSpecification, owner: BusName, round: HostEvaluator.Round, on session: Connection) {
+        let start = state.withLock { state -> Bool in
+            if state.resolving.contains(host) {
+                state.resolveAgain.insert(host)
+                return false
+            }
+            state.resolving.insert(host)
+            return true
+        }
+        guard start else { return }
+        Task { await resolveAndPublish(host, owner: owner, round: round, on: session) }
+    }
+
+    private func resolveAndPublish(_ host: HostSpecification, owner: BusName, round: HostEvaluator.Round, on session: Connection) async {
+        var round = round
+        while true {
+            do {
+                let report = try await evaluator.report(for: host, client: owner.rawValue, portal: portal(), round: round)
+                let holders = state.withLock { $0.monitors.values.filter { $0.host == host } }
+                await session.publish(holders.map { ($0, report) })
+            } catch {
+                noteFailure(error, on: session)
+            }
+            let again = state.withLock { state -> Bool in
+                if state.resolveAgain.remove(host) != nil { return true }
+                state.resolving.remove(host)
+                return false
+            }
+            guard again else { return }
+            if let fresh = try? evaluator.startRound() { round = fresh }
         }
     }
 
     /// Logs the first failure of a streak and schedules one more round.
-    private func noteFailure(_ error: RouteLookupFailure, on session: Connection) {
+    private func noteFailure(_ error: HostEvaluationFailure, on session: Connection) {
         let first = state.withLock { !$0.backoff.isFailing }
         if first { logger.warning("host monitors keep their last answer: \(error); retrying") }
         scheduleRetry(on: session)

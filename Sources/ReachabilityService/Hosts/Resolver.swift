@@ -1,44 +1,82 @@
 import Glibc
 import Synchronization
 
-/// Resolves DNS names with `getaddrinfo`, off every event loop.
+/// Resolves DNS names with `getaddrinfo`, off every event loop, fairly between clients.
 ///
-/// getaddrinfo blocks and cannot be cancelled, so lookups run on a few
-/// threads of their own (`ResolverThreads`, at most `maximumConcurrent`),
-/// in arrival order. A caller gets nil after `timeout` even when its lookup
-/// hangs on or is still waiting its turn, so a slow resolver delays only the
-/// names behind it, never another client or an address monitor; a lookup
-/// whose caller has given up is skipped.
+/// - Names in `/etc/hosts` (localhost above all) are answered at once, without a thread.
+/// - Other names wait their turn on `ResolverThreads`: round-robin between clients, at most
+///   two lookups of one client on a thread at once, so one client's slow names cost other
+///   clients nothing.
+/// - A lookup's time limit starts when it starts running, not while it waits its turn: a name
+///   queued behind a slow one never borrows that one's timeout. One that runs out of time answers
+///   `.couldNotResolve`, only to its own caller; the thread stays with getaddrinfo until it
+///   returns (it cannot be cancelled), and that still counts against the client's cap.
 final class Resolver: Sendable {
-    private let threads: ResolverThreads
-    private let timeout: Duration
-
-    init(maximumConcurrent: Int = 8, timeout: Duration = .seconds(5)) {
-        self.threads = ResolverThreads(maximum: maximumConcurrent)
-        self.timeout = timeout
+    /// What a lookup found.
+    enum Answer: Sendable, Equatable {
+        /// The addresses, in the resolver's order.
+        case addresses([IPAddress])
+        /// The name does not exist, or has no address: a fact (the host is not reachable).
+        case noAddress
+        /// No answer (timed out, the server failed, the system failed): nothing is known.
+        case couldNotResolve(String)
     }
 
-    /// The addresses `name` resolves to in the resolver's order, [] when it
-    /// does not resolve, nil when the resolver did not answer in time.
-    func resolve(_ name: String) async -> [IPAddress]? {
-        let outcome = OneShot<[IPAddress]?>()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<[IPAddress]?, Never>) in
+    private let threads: ResolverThreads
+    private let timeout: Duration
+    private let queueLimit: Duration
+    private let hostsFile: @Sendable () -> HostsFile
+
+    /// `timeout` bounds one running lookup; `queueLimit` bounds the wait for a turn, which only
+    /// the same client's earlier names can make long.
+    init(maximumThreads: Int = 8, perClientLimit: Int = 2, timeout: Duration = .seconds(5),
+         queueLimit: Duration = .seconds(20), idleThreadLifetime: Duration = .seconds(10),
+         hostsFile: @escaping @Sendable () -> HostsFile = HostsFile.cachedLoader()) {
+        self.threads = ResolverThreads(maximum: maximumThreads, perClientLimit: perClientLimit,
+                                       idleLifetime: idleThreadLifetime)
+        self.timeout = timeout
+        self.queueLimit = queueLimit
+        self.hostsFile = hostsFile
+    }
+
+    /// Resolver threads alive now (0 once idle for a while).
+    var threadCount: Int { threads.threadCount }
+
+    /// Whether `name` is answered from `/etc/hosts`, without a resolver thread.
+    func isListedLocally(_ name: String) -> Bool { hostsFile().addresses(of: name) != nil }
+
+    /// Resolves `name` on behalf of `client` (a bus unique name).
+    func resolve(_ name: String, for client: String) async -> Answer {
+        if let listed = hostsFile().addresses(of: name) { return .addresses(listed) }
+        let outcome = OneShot<Answer>()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
             outcome.arm(continuation)
-            threads.run {
+            outcome.limit(to: queueLimit, answering: .couldNotResolve("this client's earlier names still hold its turns"))
+            threads.run(for: client) { [timeout] in
                 guard !outcome.isDone else { return }
+                outcome.limit(to: timeout, answering: .couldNotResolve("the resolver did not answer within \(timeout)"))
                 outcome.resume(with: Self.lookUp(name))
             }
-            outcome.limit(to: timeout, answering: nil)
         }
     }
 
-    private static func lookUp(_ name: String) -> [IPAddress] {
+    /// glibc's EAI_NODATA (the name exists, with no address), which netdb.h
+    /// declares only under _GNU_SOURCE and so Swift does not see.
+    private static let glibcNoData: Int32 = -5
+
+    private static func lookUp(_ name: String) -> Answer {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_ADDRCONFIG
         var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(name, nil, &hints, &list) == 0 else { return [] }
+        let status = getaddrinfo(name, nil, &hints, &list)
+        guard status == 0 else {
+            // EAI_NONAME and EAI_NODATA are the DNS's answer; the rest is no answer.
+            if status == EAI_NONAME || status == Self.glibcNoData { return .noAddress }
+            let message: UnsafePointer<CChar> = gai_strerror(status)
+            return .couldNotResolve(String(cString: message))
+        }
         defer { freeaddrinfo(list) }
         var addresses: [IPAddress] = []
         var entry = list
@@ -46,7 +84,7 @@ final class Resolver: Sendable {
             if let address = Self.address(from: current), !addresses.contains(address) { addresses.append(address) }
             entry = current.ai_next
         }
-        return addresses
+        return addresses.isEmpty ? .noAddress : .addresses(addresses)
     }
 
     private static func address(from entry: addrinfo) -> IPAddress? {
@@ -83,16 +121,18 @@ private final class OneShot<Value: Sendable>: Sendable {
         waiting.withLock { $0.continuation = continuation }
     }
 
-    /// Resumes with `fallback` once `timeout` has passed without an answer.
+    /// Resumes with `fallback` once `timeout` has passed without an answer;
+    /// replaces any earlier limit.
     func limit(to timeout: Duration, answering fallback: Value) {
         let timer = Task {
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             self.resume(with: fallback)
         }
-        let answered = waiting.withLock { waiting in
-            waiting.timer = timer
-            return waiting.continuation == nil
+        let (answered, earlier) = waiting.withLock { waiting in
+            defer { waiting.timer = timer }
+            return (waiting.continuation == nil, waiting.timer)
         }
+        earlier?.cancel()
         if answered { timer.cancel() }
     }
 

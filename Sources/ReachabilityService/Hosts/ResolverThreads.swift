@@ -1,49 +1,89 @@
 import Glibc
 
-/// A few long-lived threads that run blocking lookups, in arrival order.
+/// A few threads that run blocking lookups, fairly between clients.
 ///
-/// Long-lived rather than one per lookup: no thread is created per name, and
-/// the malloc arenas and stacks that threads bring stay a fixed few. Threads
-/// start on demand up to `maximum` and then wait on a condition variable (no
-/// timers, no system calls while idle).
+/// Jobs wait in a `FairQueue`: round-robin between clients, at most
+/// `perClientLimit` of one client's lookups on a thread at once. A lookup
+/// blocked in getaddrinfo keeps its thread (it cannot be cancelled), so the
+/// cap is what keeps one client's unanswered names from holding every thread.
+///
+/// Threads start on demand up to `maximum`, wait on a condition variable (no
+/// timers, no system calls while work is queued or running), and exit after
+/// `idleLifetime` without work, so an idle reachd is one thread again.
 final class ResolverThreads: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `queue`, `idle` and `started` are read
-    // and written only while `mutex` is held; `maximum` is a constant. The
+    // and written only while `mutex` is held; the rest are constants. The
     // mutex and condition live in allocated memory because pthread objects
     // must not move, and `&property` promises no stable address.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let wakeUp = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queue: [@Sendable () -> Void] = []
+    private var queue: FairQueue<@Sendable () -> Void>
     private var idle = 0
     private var started = 0
     private let maximum: Int
+    private let idleLifetime: Duration
 
-    init(maximum: Int) {
+    init(maximum: Int, perClientLimit: Int, idleLifetime: Duration) {
         self.maximum = maximum
+        self.idleLifetime = idleLifetime
+        self.queue = FairQueue(perClientLimit: perClientLimit)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(wakeUp, nil)
     }
 
-    /// Runs `job` on one of the threads; jobs wait their turn when all are busy.
-    func run(_ job: @escaping @Sendable () -> Void) {
+    /// Threads alive now (running or idle).
+    var threadCount: Int {
         pthread_mutex_lock(mutex)
-        queue.append(job)
-        let startAnother = idle == 0 && started < maximum
+        defer { pthread_mutex_unlock(mutex) }
+        return started
+    }
+
+    /// Runs `job` for `client` on one of the threads, when its turn comes.
+    func run(for client: String, _ job: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(mutex)
+        queue.enqueue(job, for: client)
+        // Start a thread only if this job could run now and nobody idle can take it.
+        let runnable = queue.runningCount(of: client) < queue.perClientLimit
+        let startAnother = runnable && idle == 0 && started < maximum
         if startAnother { started += 1 }
-        pthread_cond_signal(wakeUp)
+        pthread_cond_broadcast(wakeUp)
         pthread_mutex_unlock(mutex)
         if startAnother { startThread() }
     }
 
-    private func work() -> Never {
+    private func work() {
+        pthread_mutex_lock(mutex)
         while true {
-            pthread_mutex_lock(mutex)
-            idle += 1
-            while queue.isEmpty { pthread_cond_wait(wakeUp, mutex) }
-            idle -= 1
-            let job = queue.removeFirst()
+            guard let (client, job) = waitForJob() else {
+                started -= 1
+                pthread_mutex_unlock(mutex)
+                return
+            }
             pthread_mutex_unlock(mutex)
             job()
+            pthread_mutex_lock(mutex)
+            queue.finished(client)
+            // The client's next job may run now; an idle thread or this one takes it.
+            pthread_cond_broadcast(wakeUp)
+        }
+    }
+
+    /// With the mutex held: the next runnable job, or nil once this thread has
+    /// been idle for `idleLifetime`.
+    private func waitForJob() -> (String, @Sendable () -> Void)? {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let (seconds, attoseconds) = idleLifetime.components
+        deadline.tv_sec += Int(seconds)
+        deadline.tv_nsec += Int(attoseconds / 1_000_000_000)
+        if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+        while true {
+            if let next = queue.next() { return next }
+            idle += 1
+            let result = pthread_cond_timedwait(wakeUp, mutex, &deadline)
+            idle -= 1
+            if result == ETIMEDOUT, let next = queue.next() { return next }
+            if result == ETIMEDOUT { return nil }
         }
     }
 
@@ -52,6 +92,7 @@ final class ResolverThreads: @unchecked Sendable {
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in
             Unmanaged<ResolverThreads>.fromOpaque(context!).takeRetainedValue().work()
+            return nil
         }, context)
         precondition(result == 0, "pthread_create failed for a resolver thread: \(result)")
         pthread_detach(thread)

@@ -14,13 +14,16 @@ final class ReachdClient: Sendable {
     static let monitorsPath: ObjectPath = "/io/reachd/Reachability1/Monitors"
 
     let connection: Connection
+    /// The session bus this client is on (another client may join it).
+    let sessionBus: PrivateBus
 
-    private init(connection: Connection) {
+    private init(connection: Connection, sessionBus: PrivateBus) {
         self.connection = connection
+        self.sessionBus = sessionBus
     }
 
     static func open(_ bus: PrivateBus) async throws -> ReachdClient {
-        ReachdClient(connection: try await Connection.open(address: bus.address))
+        ReachdClient(connection: try await Connection.open(address: bus.address), sessionBus: bus)
     }
 
     func close() async {
@@ -140,6 +143,7 @@ struct HostAnswer: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    static let unknown = HostAnswer(status: -1, flags: [])
     static let notReachable = HostAnswer(status: 0, flags: [])
     /// Reachable via "WiFi" (any non-cellular medium), through a gateway.
     static let reachable = HostAnswer(status: 2, flags: [.reachable])
@@ -175,6 +179,11 @@ final class SignalRecorder: Sendable {
     /// `ReachabilityChanged` bodies sent from `path`, in order.
     func reachabilityChanges(of path: ObjectPath) -> [HostAnswer] {
         messages.filter { $0.path == path && $0.member == "ReachabilityChanged" }.map { HostAnswer($0.body) }
+    }
+
+    /// Drops what was recorded from `path` so far (a monitor's first answer, say).
+    func forget(_ path: ObjectPath) {
+        storage.messages.withLock { $0.removeAll { $0.path == path } }
     }
 
     func stop() {
