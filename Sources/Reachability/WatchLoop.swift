@@ -13,6 +13,8 @@ enum WatchEvent: Sendable {
     case activationFailed(generation: Int, ReachabilityError)
     /// Activation is taking long; report Unknown meanwhile.
     case activationGraceExpired(generation: Int)
+    /// Ask for activation again (the service left, or could not be started).
+    case reactivate(generation: Int)
     case stop
 }
 
@@ -84,6 +86,11 @@ struct WatchLoop {
                 if generation == self.generation, owner == nil {
                     reportError(error)
                     publish(.unknown)
+                    reactivateLater(generation: generation)
+                }
+            case .reactivate(let generation):
+                if generation == self.generation, owner == nil, let bus = connection {
+                    activate(on: bus, generation: generation)
                 }
             case .activationGraceExpired(let generation):
                 if generation == self.generation, owner == nil { publish(.unknown) }
@@ -141,6 +148,8 @@ struct WatchLoop {
     /// Asks the bus to start the service. Its arrival is seen as `NameOwnerChanged` in the
     /// subscription; a failure (no activation file) or a slow start reports Unknown meanwhile.
     private mutating func activate(on bus: Connection, generation: Int) {
+        activation?.cancel()
+        activationGrace?.cancel()
         activation = Task { [post] in
             do {
                 _ = try await bus.call(
@@ -167,6 +176,15 @@ struct WatchLoop {
 
     private mutating func retryLater() {
         retry = schedule(.connect, after: retryDelay)
+        retryDelay = min(retryDelay * 2, Self.lastRetry)
+    }
+
+    /// Activation failed (not installed, or it failed to start): ask again after a
+    /// growing delay (250 ms doubling to 30 s), so the service is picked up when it
+    /// becomes startable without the client hammering the bus meanwhile.
+    private mutating func reactivateLater(generation: Int) {
+        retry?.cancel()
+        retry = schedule(.reactivate(generation: generation), after: retryDelay)
         retryDelay = min(retryDelay * 2, Self.lastRetry)
     }
 
@@ -211,10 +229,16 @@ struct WatchLoop {
             owner = newOwner
             if newOwner == nil {
                 // Gone (stopped, crashed, or being replaced): Unknown until it is back.
+                // Ask the bus to start it again, as at the start: a watcher never gives
+                // up on the service. (A replacement takes the name before this
+                // arrives, or answers the activation request by being there.)
                 publish(.unknown)
+                if let bus = connection { activate(on: bus, generation: generation) }
             } else {
                 activation?.cancel()
                 activationGrace?.cancel()
+                retry?.cancel()
+                retryDelay = Self.firstRetry
                 // A new instance: read it afresh, and make our host monitor again.
                 await read()
             }

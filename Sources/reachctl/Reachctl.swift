@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 
 /// `reachctl`: reachd's reachability for people and scripts, over the `Reachability` library.
 @main
@@ -16,4 +17,17 @@ struct Reachctl: AsyncParsableCommand {
             """,
         subcommands: [Status.self, Watch.self, Host.self, Wait.self],
         defaultSubcommand: Status.self)
+
+    /// `status` is the default subcommand, so ArgumentParser would read an unknown
+    /// word (`reachctl stauts`) as an argument to it. A first word that is no
+    /// option and no command is a usage error that names the commands.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let commands = configuration.subcommands.map { $0._commandName } + ["help"]
+        if let first = arguments.first, !first.hasPrefix("-"), !commands.contains(first) {
+            Output.error("unknown command '\(first)'; the commands are \(commands.joined(separator: ", "))")
+            Glibc.exit(64)  // EX_USAGE
+        }
+        await main(arguments)
+    }
 }

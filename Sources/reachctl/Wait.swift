@@ -8,7 +8,7 @@ extension Reachctl {
             discussion: """
                 Exits 0 as soon as the status is Reachable via WWAN or via WiFi, 1 if that does not \
                 happen before the timeout. While reachd is not on the bus it keeps waiting for it \
-                (until the timeout). Prints nothing on success.
+                (until the timeout, then exits 3). Prints nothing on success.
 
                 \(ExitStatus.help)
                 """)
@@ -56,7 +56,12 @@ extension Reachctl {
             }
             switch outcome {
             case .reachable: return
-            case .timedOut: throw timedOut(manager.networkReachabilityStatus)
+            case .timedOut:
+                // Unknown because reachd could not be reached is not "the network is down".
+                if manager.networkReachabilityStatus == .unknown, let error = manager.lastError, error.isServiceUnavailable {
+                    throw ExitStatus.failure(error)
+                }
+                throw timedOut(manager.networkReachabilityStatus)
             case .refused(let error): throw ExitStatus.failure(error)
             }
         }

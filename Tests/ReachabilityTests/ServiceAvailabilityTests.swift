@@ -70,18 +70,47 @@ struct ServiceAvailabilityTests {
         }
     }
 
-    @Test("reachd installed for D-Bus activation: startMonitoring starts it and reports its status first")
-    func activationStartsTheService() async throws {
+    @Test("reachd installed for D-Bus activation: startMonitoring starts it, and starts it again when it exits")
+    func activationStartsTheServiceAgainAndAgain() async throws {
         try await withWorld(.activatable) { world in
             let manager = world.manager()
             let seen = Recorder<NetworkReachabilityStatus>()
             manager.setReachabilityStatusChangeHandler { seen.append($0) }
             manager.startMonitoring()
-            defer { manager.stopMonitoring() }
             try await seen.waitUntil([.reachableViaWiFi])
+            let first = try #require(try await world.session.processID(of: ReachdProcess.busName))
+            kill(first, SIGTERM)
+            // Unknown while it is gone, then the instance the client's request activated.
+            try await seen.waitUntil([.reachableViaWiFi, .unknown, .reachableViaWiFi])
+            let second = try #require(try await world.session.processID(of: ReachdProcess.busName))
+            #expect(second != first)
+            // A change in the new instance reaches the same handler: the watch goes on.
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await seen.waitUntil([.reachableViaWiFi, .unknown, .reachableViaWiFi, .notReachable])
+            manager.stopMonitoring()
             // The activated reachd is the bus's child, not ours: stop it before the bus goes.
+            kill(second, SIGTERM)
+        }
+    }
+
+    @Test("reachctl watch goes on across a reachd restart by activation, without being restarted")
+    func reachctlWatchFollowsAReactivatedService() async throws {
+        try await withWorld(.activatable) { world in
+            let watch = try world.backgroundReachctl("watch", environment: ["LANG": "C"])
+            defer { watch.stop() }
+            try await watch.waitForOutput(containing: "Reachable via WiFi")
+            let first = try #require(try await world.session.processID(of: ReachdProcess.busName))
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await watch.waitForOutput(containing: "Not Reachable")
+            kill(first, SIGKILL)
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "watch shows the re-activated reachd's state:\n\(watch.output)") {
+                let lines = watch.lines
+                guard let gone = lines.lastIndex(where: { $0.contains("Unknown") }) else { return false }
+                return lines[gone...].contains { $0.contains("Reachable via WiFi") }
+            }
+            #expect(!watch.hasExited)
             if let pid = try await world.session.processID(of: ReachdProcess.busName) { kill(pid, SIGTERM) }
-            try await seen.waitUntil([.reachableViaWiFi, .unknown])
         }
     }
 
