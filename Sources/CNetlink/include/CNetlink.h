@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <linux/if_addr.h>
 
 // NLMSG_ALIGN(len): netlink messages start on 4-byte boundaries.
 static inline uint32_t CNetlink_NLMSG_ALIGN(uint32_t length) { return NLMSG_ALIGN(length); }

@@ -5,7 +5,6 @@ import CNetlink
 /// truncated or malformed message is dropped, never read past its end.
 struct NetlinkMessage {
     let type: UInt16
-    let flags: UInt16
     let sequence: UInt32
     /// The bytes after the netlink header.
     let payload: ArraySlice<UInt8>
@@ -20,18 +19,11 @@ struct NetlinkMessage {
             guard length >= headerLength, length <= buffer.endIndex - offset else { return (messages, true) }
             messages.append(NetlinkMessage(
                 type: readUInt16(buffer, at: offset + 4),
-                flags: readUInt16(buffer, at: offset + 6),
                 sequence: readUInt32(buffer, at: offset + 8),
                 payload: buffer[(offset + headerLength)..<(offset + length)]))
             offset += Int(CNetlink_NLMSG_ALIGN(UInt32(length)))
         }
-        return (messages, offset < buffer.endIndex && offset != buffer.endIndex)
-    }
-
-    /// The errno of an NLMSG_ERROR message (0 is an acknowledgement).
-    var errorCode: Int32? {
-        guard type == UInt16(NLMSG_ERROR), payload.count >= 4 else { return nil }
-        return Int32(bitPattern: readUInt32(payload, at: payload.startIndex))
+        return (messages, offset < buffer.endIndex)
     }
 
     /// Attributes after a family header of `headerSize` bytes, by type
