@@ -73,10 +73,14 @@ let package = Package(
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl", "TestSupport"]),
-        // The service's pure parts, without root or buses.
+        // The service's pure parts, without root, buses or network: netlink
+        // parsing, host grammar, IDNA, the NetworkManager property cache, the merger.
         .testTarget(
             name: "ReachabilityServiceTests",
-            dependencies: ["ReachabilityService", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ReachabilityService", "DBus", "ReachabilityCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ReachabilityContractTests",
