@@ -29,6 +29,13 @@ let package = Package(
         .target(name: "CMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
         .target(name: "CNetlink"),
+        // libidn2 as the system provides it (IDNA 2008, UTS #46); only
+        // ReachabilityService's IDNA.swift imports it.
+        .systemLibrary(
+            name: "CIDN2",
+            pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"])]
+        ),
         // Swift over libdbus: event loop, connection, messages, exported objects.
         .target(name: "DBus", dependencies: ["CDBus", "CShims"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
@@ -40,7 +47,7 @@ let package = Package(
         .target(
             name: "ReachabilityService",
             dependencies: [
-                "DBus", "ReachabilityCore", "ReachabilityContract", "CNetlink",
+                "DBus", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,7 +2,9 @@
 # Sourced, not run.
 
 # Debian packages reachd needs to build and to test against real parts.
-REACHD_BUILD_PACKAGES=(libdbus-1-dev pkg-config)
+# At run time reachd needs their libraries, libdbus-1-3 and libidn2-0 (which
+# libc6 recommends, so almost every Debian system has it already).
+REACHD_BUILD_PACKAGES=(libdbus-1-dev libidn2-dev pkg-config)
 REACHD_TEST_PACKAGES=(
     dbus-daemon dbus-bin          # private buses, dbus-send
     libglib2.0-bin                # gdbus
