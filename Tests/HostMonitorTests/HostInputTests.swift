@@ -2,10 +2,12 @@ import DBus
 import TestSupport
 import Testing
 
-/// What a host may be (design section 2, issue 5): a DNS name of at most 253
-/// octets with labels of at most 63, internationalized names in either form,
-/// or an IPv4/IPv6 literal (IPv6 with an optional zone). Anything else answers
-/// `InvalidHost` with a message saying what was wrong, and nothing is kept.
+/// What a host may be (design section 2, issue 5; the grammar in README's
+/// host-monitor section): a DNS name of at most 253 octets with labels of at
+/// most 63, internationalized names in either form, or an IPv4/IPv6 literal in
+/// the strict forms inet_pton takes (IPv6 with an optional zone that names an
+/// interface), the same for every method. Anything else answers `InvalidHost`
+/// with a message saying what was wrong, and nothing is kept.
 ///
 /// reachd runs in a client namespace whose only DNS server is the test's
 /// dnsmasq, so the names it does accept are never looked up anywhere else.
@@ -60,11 +62,54 @@ struct HostInputTests {
 
     @Test func malformedAddressLiteralsAreRefused() async throws {
         try await withReachdInNamespace { namespaces, client in
-            // Not addresses, though some spell a valid DNS name (so only ManagerForAddress refuses those).
-            try await expectRefused(["999.1.1.1", "1.2.3", "1.2.3.4.5", "::g", "1.2.3.4%lo", namespaces.dnsName],
-                                    through: [.managerForAddress], client)
+            // A name is no address (so only ManagerForAddress refuses it).
+            try await expectRefused([namespaces.dnsName], through: [.managerForAddress], client)
+            // Numeric or IPv6-looking: an address attempt for every method, never
+            // handed to the resolver as a name (which would read 1.2.3 as 1.2.0.3).
+            try await expectRefused(["999.1.1.1", "1.2.3.4.5", "1.2.3.4.", "::g", "1.2.3.4%lo"], client)
             // A zone needs a name after the %; a bad literal is no name either.
             try await expectRefused(["fe80::1%", "fe80::1%%lo", "fe80::1%a/b", "[::1]"], client)
+        }
+    }
+
+    @Test func legacyIPv4FormsAreRefusedByEveryMethodWithTheStrictFormToWrite() async throws {
+        try await withReachdInNamespace { _, client in
+            let legacy = ["1.2.3": "1.2.0.3", "127.1": "127.0.0.1", "0177.0.0.1": "127.0.0.1", "0x7f.0.0.1": "127.0.0.1"]
+            for (input, strict) in legacy.sorted(by: { $0.key < $1.key }) {
+                for entry in Entry.allCases {
+                    let error = try await dbusError { try await entry.call(client, input) }
+                    #expect(error.name.rawValue == Self.invalidHost, "\(entry) '\(input)' answered \(error)")
+                    #expect(error.message.contains("ambiguous") && error.message.contains(strict),
+                            "\(entry) '\(input)': '\(error.message)' says it is ambiguous and names \(strict)")
+                }
+            }
+            try await expectRefused(Array(legacy.keys), client)
+        }
+    }
+
+    @Test func aZoneMustNameAnInterfaceTheMachineHas() async throws {
+        try await withReachdInNamespace { _, client in
+            try await expectRefused(["fe80::1%nonexistent0"], mentioning: "no interface named 'nonexistent0'", client)
+            try await expectRefused(["fe80::1%99999"], mentioning: "no interface has index 99999", client)
+            let error = try await dbusError { try await client.managerForAddress("fe80::1%nonexistent0") }
+            #expect(error.message.contains("no interface named 'nonexistent0'"), "\(error)")
+            // lo exists in every namespace, by name and as index 1.
+            for zoned in ["fe80::1%lo", "fe80::1%1"] {
+                let monitor = try await client.managerForAddress(zoned)
+                #expect(try await client.host(of: monitor) == zoned)
+                try await client.release(monitor)
+            }
+        }
+    }
+
+    @Test func anIPv4MappedAddressIsJudgedAsItsIPv4Address() async throws {
+        try await withReachdInNamespace { namespaces, client in
+            #expect(try await client.checkHost("::ffff:127.0.0.1") == .local)
+            #expect(try await client.checkHost("::ffff:\(namespaces.peerAddress)") == .reachableDirect)
+            let monitor = try await client.managerForAddress("::ffff:127.0.0.1")
+            #expect(try await client.host(of: monitor) == "127.0.0.1")
+            #expect(try await client.answer(of: monitor) == .local)
+            #expect(try await client.string("Interface", of: monitor, interface: ReachdClient.monitorInterface) == "lo")
         }
     }
 

@@ -28,6 +28,10 @@ enum DomainName {
         guard ascii.utf8.count <= 253 else {
             throw ReachabilityErrors.invalidHost("'\(shown(text))' is \(ascii.utf8.count) octets long; a DNS name has at most 253")
         }
+        // Full-width digits and dots map to ASCII ones: such a "name" spells an address.
+        guard case .name = AddressLiteral.read(ascii) else {
+            throw ReachabilityErrors.invalidHost("'\(shown(text))' spells the address '\(ascii)' in other characters; write addresses in ASCII")
+        }
         return ascii
     }
 
