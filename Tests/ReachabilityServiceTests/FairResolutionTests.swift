@@ -48,7 +48,7 @@ struct FairResolutionTests {
     @Test func namesInTheHostsFileNeverWaitForAThread() async {
         let resolver = Resolver(maximumThreads: 1, hostsFile: { HostsFile(text: "192.0.2.9 listed.test\n") })
         #expect(resolver.isListedLocally("listed.test"))
-        #expect(await resolver.resolve("listed.test", for: ":1.1") == .addresses([IPAddress(literal: "192.0.2.9")!]))
+        #expect(await resolver.resolve("listed.test", for: ":1.1") == .addresses([IPAddress(strict: "192.0.2.9")!]))
         #expect(resolver.threadCount == 0, "no thread was started")
     }
 

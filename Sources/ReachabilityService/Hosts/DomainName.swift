@@ -1,4 +1,5 @@
 import DBus
+import ReachabilityContract
 
 /// reachd's DNS name grammar: a name of at most 253 octets in its ASCII
 /// form, labels of at most 63 octets made of letters, digits, `-` and `_`,
@@ -19,18 +20,18 @@ enum DomainName {
     static func ascii(_ text: String) throws(DBusError) -> String {
         var scalars = Substring(text).unicodeScalars
         if let last = scalars.last, isLabelSeparator(last) { scalars = scalars.dropLast() }
-        guard !scalars.isEmpty else { throw ReachabilityErrors.invalidHost("'\(shown(text))' has no labels") }
+        guard !scalars.isEmpty else { throw ReachabilityContract.invalidHost("'\(shown(text))' has no labels") }
         var labels: [String] = []
         for label in scalars.split(omittingEmptySubsequences: false, whereSeparator: isLabelSeparator) {
             labels.append(try asciiLabel(String(String.UnicodeScalarView(label)), in: text))
         }
         let ascii = labels.joined(separator: ".")
         guard ascii.utf8.count <= 253 else {
-            throw ReachabilityErrors.invalidHost("'\(shown(text))' is \(ascii.utf8.count) octets long; a DNS name has at most 253")
+            throw ReachabilityContract.invalidHost("'\(shown(text))' is \(ascii.utf8.count) octets long; a DNS name has at most 253")
         }
         // Full-width digits and dots map to ASCII ones: such a "name" spells an address.
         guard case .name = AddressLiteral.read(ascii) else {
-            throw ReachabilityErrors.invalidHost("'\(shown(text))' spells the address '\(ascii)' in other characters; write addresses in ASCII")
+            throw ReachabilityContract.invalidHost("'\(shown(text))' spells the address '\(ascii)' in other characters; write addresses in ASCII")
         }
         return ascii
     }
@@ -44,25 +45,25 @@ enum DomainName {
     }
 
     private static func asciiLabel(_ label: String, in text: String) throws(DBusError) -> String {
-        guard !label.isEmpty else { throw ReachabilityErrors.invalidHost("'\(shown(text))' has an empty label") }
+        guard !label.isEmpty else { throw ReachabilityContract.invalidHost("'\(shown(text))' has an empty label") }
         var ascii = label.lowercased()
         if !label.unicodeScalars.allSatisfy(\.isASCII) || ascii.hasPrefix("xn--") {
             do {
                 ascii = try IDNA.ascii(label)
             } catch where error.isTooLong {
-                throw ReachabilityErrors.invalidHost("label '\(shown(label))' is longer than 63 octets in its ASCII form; a label has at most 63")
+                throw ReachabilityContract.invalidHost("label '\(shown(label))' is longer than 63 octets in its ASCII form; a label has at most 63")
             } catch {
-                throw ReachabilityErrors.invalidHost("label '\(shown(label))' is not a valid internationalized label: \(error.reason)")
+                throw ReachabilityContract.invalidHost("label '\(shown(label))' is not a valid internationalized label: \(error.reason)")
             }
         }
         guard !ascii.hasPrefix("-"), !ascii.hasSuffix("-") else {
-            throw ReachabilityErrors.invalidHost("label '\(shown(label))' starts or ends with a hyphen")
+            throw ReachabilityContract.invalidHost("label '\(shown(label))' starts or ends with a hyphen")
         }
         guard ascii.utf8.allSatisfy(isHostCharacter) else {
-            throw ReachabilityErrors.invalidHost("label '\(shown(label))' has a character other than letters, digits, '-' or '_'")
+            throw ReachabilityContract.invalidHost("label '\(shown(label))' has a character other than letters, digits, '-' or '_'")
         }
         guard ascii.utf8.count <= 63 else {
-            throw ReachabilityErrors.invalidHost("label '\(shown(label))' is \(ascii.utf8.count) octets long; a label has at most 63")
+            throw ReachabilityContract.invalidHost("label '\(shown(label))' is \(ascii.utf8.count) octets long; a label has at most 63")
         }
         return ascii
     }

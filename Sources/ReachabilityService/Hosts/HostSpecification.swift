@@ -1,4 +1,5 @@
 import DBus
+import ReachabilityContract
 
 /// A host a client asked about: an address literal, or a DNS name in its
 /// ASCII (A-label) form. Validation happens here, once, with a message that
@@ -24,7 +25,7 @@ enum HostSpecification: Sendable, Hashable {
         try Self.checkBasics(text)
         switch AddressLiteral.read(text) {
         case .address(let address): self = .address(try Self.withExistingZone(address, in: text, interfaceIndex))
-        case .refused(let reason): throw ReachabilityErrors.invalidHost(reason)
+        case .refused(let reason): throw ReachabilityContract.invalidHost(reason)
         case .name: self = .name(try DomainName.ascii(text))
         }
     }
@@ -34,9 +35,9 @@ enum HostSpecification: Sendable, Hashable {
         try Self.checkBasics(text)
         switch AddressLiteral.read(text) {
         case .address(let address): self = .address(try Self.withExistingZone(address, in: text, interfaceIndex))
-        case .refused(let reason): throw ReachabilityErrors.invalidHost(reason)
+        case .refused(let reason): throw ReachabilityContract.invalidHost(reason)
         case .name:
-            throw ReachabilityErrors.invalidHost("'\(Self.shown(text))' is not an IPv4 or IPv6 address (IPv6 may carry a zone: fe80::1%eth0)")
+            throw ReachabilityContract.invalidHost("'\(Self.shown(text))' is not an IPv4 or IPv6 address (IPv6 may carry a zone: fe80::1%eth0)")
         }
     }
 
@@ -56,15 +57,15 @@ enum HostSpecification: Sendable, Hashable {
         guard !address.zone.isEmpty, interfaceIndex(address.zone) == nil else { return address }
         let missing = IPAddress.isNumericZone(address.zone)
             ? "no interface has index \(address.zone)" : "no interface named '\(address.zone)'"
-        throw ReachabilityErrors.invalidHost("\(missing) on this machine, so '\(shown(text))' has no valid zone")
+        throw ReachabilityContract.invalidHost("\(missing) on this machine, so '\(shown(text))' has no valid zone")
     }
 
     private static func checkBasics(_ text: String) throws(DBusError) {
-        if text.isEmpty { throw ReachabilityErrors.invalidHost("the host is empty") }
-        if text.utf8.contains(0) { throw ReachabilityErrors.invalidHost("the host contains a NUL character") }
+        if text.isEmpty { throw ReachabilityContract.invalidHost("the host is empty") }
+        if text.utf8.contains(0) { throw ReachabilityContract.invalidHost("the host contains a NUL character") }
         // Generous for a zone or Unicode labels, and stops huge inputs early.
         if text.utf8.count > 1024 {
-            throw ReachabilityErrors.invalidHost("the host is \(text.utf8.count) bytes long; a DNS name has at most 253")
+            throw ReachabilityContract.invalidHost("the host is \(text.utf8.count) bytes long; a DNS name has at most 253")
         }
     }
 

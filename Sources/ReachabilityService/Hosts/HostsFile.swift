@@ -20,7 +20,7 @@ struct HostsFile: Sendable, Equatable {
         for line in text.split(whereSeparator: \.isNewline) {
             let content = line.prefix { $0 != "#" }
             let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 2, let address = IPAddress(literal: String(fields[0])) else { continue }
+            guard fields.count >= 2, let address = IPAddress(strict: String(fields[0])) else { continue }
             for name in fields.dropFirst() {
                 let key = name.lowercased()
                 if !(table[key]?.contains(address) ?? false) { table[key, default: []].append(address) }
