@@ -37,8 +37,13 @@ public final class RouteLookup: Sendable {
     func route(to address: IPAddress, links: LinkSnapshots = LinkSnapshots()) throws(RouteLookupFailure) -> RouteLookupResult? {
         var attributes: [UInt8] = []
         attributes.appendAttribute(type: UInt16(RTA_DST.rawValue), payload: address.bytes)
-        if address.zoneIndex != 0 {
-            attributes.appendAttribute(type: UInt16(RTA_OIF.rawValue), payload: withUnsafeBytes(of: address.zoneIndex) { Array($0) })
+        if !address.zone.isEmpty {
+            // The zone's interface went away after the host was accepted: the
+            // address is on a link that no longer exists, so there is no route
+            // (asking without the zone would answer for another link).
+            let index = address.zoneIndex
+            guard index != 0 else { return nil }
+            attributes.appendAttribute(type: UInt16(RTA_OIF.rawValue), payload: withUnsafeBytes(of: index) { Array($0) })
         }
         let family = address.family == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6)
         switch try request(family: family, destinationLength: UInt8(address.bytes.count * 8), dump: false, attributes: attributes) {
