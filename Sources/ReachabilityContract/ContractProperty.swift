@@ -1,4 +1,5 @@
 import DBus
+import ReachabilityCore
 
 /// One read-only property of an exported object: its name and signature as in the XML, and how
 /// its value is read off the object's published value.
@@ -34,5 +35,29 @@ extension Array {
     public func changedNames<Value>(from old: Value, to new: Value) -> [String]
     where Element == ContractProperty<Value> {
         compactMap { $0.read(new) != $0.read(old) ? $0.name : nil }
+    }
+}
+
+/// A value that carries AFNetworking's status and Apple's flags: both objects publish these
+/// first, and the booleans and the string that follow from the status.
+public protocol ReachabilityStatusCarrying: Sendable {
+    var status: NetworkReachabilityStatus { get }
+    var flags: ReachabilityFlags { get }
+}
+
+extension PublishedReachability: ReachabilityStatusCarrying {}
+extension HostReport: ReachabilityStatusCarrying {}
+
+extension ContractProperty where Value: ReachabilityStatusCarrying {
+    /// `Status`, `Flags`, `Reachable`, `ReachableViaWWAN`, `ReachableViaWiFi`, `StatusString`, in the XML's order.
+    public static var statusProperties: [ContractProperty<Value>] {
+        [
+            ContractProperty("Status", "i") { .int32($0.status.rawValue) },
+            ContractProperty("Flags", "u") { .uint32($0.flags.rawValue) },
+            ContractProperty("Reachable", "b") { .boolean($0.status.isReachable) },
+            ContractProperty("ReachableViaWWAN", "b") { .boolean($0.status.isReachableViaWWAN) },
+            ContractProperty("ReachableViaWiFi", "b") { .boolean($0.status.isReachableViaWiFi) },
+            ContractProperty("StatusString", "s") { .string($0.status.string) },
+        ]
     }
 }

@@ -4,13 +4,7 @@ import ReachabilityCore
 /// The properties of `io.reachd.Reachability1.Monitor` that describe reachability, in the XML's
 /// order after `Host` (which is constant and declared by the monitor itself).
 extension HostReport {
-    public static let contractProperties: [ContractProperty<HostReport>] = [
-        ContractProperty("Status", "i") { .int32($0.status.rawValue) },
-        ContractProperty("Flags", "u") { .uint32($0.flags.rawValue) },
-        ContractProperty("Reachable", "b") { .boolean($0.reachable) },
-        ContractProperty("ReachableViaWWAN", "b") { .boolean($0.reachableViaWWAN) },
-        ContractProperty("ReachableViaWiFi", "b") { .boolean($0.reachableViaWiFi) },
-        ContractProperty("StatusString", "s") { .string($0.statusString) },
+    public static let contractProperties: [ContractProperty<HostReport>] = ContractProperty.statusProperties + [
         ContractProperty("Interface", "s") { .string($0.interface) },
         ContractProperty("InterfaceType", "s") { .string($0.interfaceType.rawValue) },
     ]

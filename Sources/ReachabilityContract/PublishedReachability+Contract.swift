@@ -4,13 +4,7 @@ import ReachabilityCore
 /// The properties of `io.reachd.Reachability1` that describe reachability, in the XML's order.
 /// (`MonitorCount` is the registry's, not part of this value.)
 extension PublishedReachability {
-    public static let contractProperties: [ContractProperty<PublishedReachability>] = [
-        ContractProperty("Status", "i") { .int32($0.status.rawValue) },
-        ContractProperty("Flags", "u") { .uint32($0.flags.rawValue) },
-        ContractProperty("Reachable", "b") { .boolean($0.reachable) },
-        ContractProperty("ReachableViaWWAN", "b") { .boolean($0.reachableViaWWAN) },
-        ContractProperty("ReachableViaWiFi", "b") { .boolean($0.reachableViaWiFi) },
-        ContractProperty("StatusString", "s") { .string($0.statusString) },
+    public static let contractProperties: [ContractProperty<PublishedReachability>] = ContractProperty.statusProperties + [
         ContractProperty("InterfaceType", "s") { .string($0.interfaceType.rawValue) },
         ContractProperty("Interface", "s") { .string($0.interface) },
         ContractProperty("Metered", "b") { .boolean($0.metered) },

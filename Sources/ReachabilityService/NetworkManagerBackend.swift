@@ -119,15 +119,7 @@ public struct NetworkManagerBackend: Sendable {
         mutating func synchronize() async {
             cache = NetworkManagerPropertyCache()
             lastFailure = nil
-            switch await backend.properties(of: NetworkManagerNames.managerPath, NetworkManagerNames.managerInterface) {
-            case .properties(let properties):
-                cache.store(properties, at: NetworkManagerNames.managerPath)
-            case .vanished:
-                cache.store([:], at: NetworkManagerNames.managerPath)
-            case .failed(let error):
-                lastFailure = error
-                return
-            }
+            guard await read(NetworkManagerNames.managerPath, NetworkManagerNames.managerInterface) else { return }
             await readMissing()
         }
 
@@ -139,18 +131,25 @@ public struct NetworkManagerBackend: Sendable {
                 let missing = cache.missingObjects
                 if missing.isEmpty { break }
                 for object in missing {
-                    switch await backend.properties(of: object.path, object.interface) {
-                    case .properties(let properties):
-                        cache.store(properties, at: object.path)
-                    case .vanished:
-                        cache.store([:], at: object.path)
-                    case .failed(let error):
-                        lastFailure = error
-                        return
-                    }
+                    guard await read(object.path, object.interface) else { return }
                 }
             }
             cache.pruneUnreferenced()
+        }
+
+        /// Reads one object into the cache (an empty entry when it vanished);
+        /// false, with `lastFailure` set, when it could not be read.
+        private mutating func read(_ path: ObjectPath, _ interface: InterfaceName) async -> Bool {
+            switch await backend.properties(of: path, interface) {
+            case .properties(let properties):
+                cache.store(properties, at: path)
+            case .vanished:
+                cache.store([:], at: path)
+            case .failed(let error):
+                lastFailure = error
+                return false
+            }
+            return true
         }
 
         mutating func scheduleRetryIfNeeded(into sink: AsyncStream<Input>.Continuation) {

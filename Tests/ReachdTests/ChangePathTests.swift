@@ -11,31 +11,9 @@ struct ChangePathTests {
     typealias Rows = NetworkManagerMockTests
     static let active = NetworkManagerMock.manager + "/ActiveConnection/"
 
-    /// NetworkManager connected over Wi-Fi, with an ethernet connection ready to take over.
-    static func connectedOverWiFi(on system: PrivateBus) async throws -> NetworkManagerMock {
-        let mock = try await NetworkManagerMock(on: system)
-        try await mock.addWiFi()
-        try await mock.addEthernet()
-        try await mock.setManager("PrimaryConnection", "o", active + "wifi0")
-        try await mock.setManager("Connectivity", "u", "4")
-        try await mock.setState(70)
-        return mock
-    }
-
     @Test("--settle-ms 500: kernel address changes every 100 ms do not postpone a NetworkManager change; it is announced once, about 500 ms after it")
     func kernelChatterDoesNotPostponeASettlingChange() async throws {
-        let system = try PrivateBus(.system)
-        defer { system.stop() }
-        let session = try PrivateBus(.session)
-        defer { session.stop() }
-        let mock = try await Self.connectedOverWiFi(on: system)
-        defer { mock.stop() }
-
-        try await withReachd(session: session, systemBus: system.address, arguments: ["--settle-ms", "500"]) { reachd in
-            #expect(try await session.publishedProperties().standardOutput == Rows.wifi.busctlLines)
-            let monitor = try await ReachdSignalMonitor(session: session)
-            defer { monitor.stop() }
-
+        try await withReachdOverWiFi(arguments: ["--settle-ms", "500"]) { session, mock, reachd, monitor in
             // An address comes and goes on reachd's uplink every 100 ms: each is
             // a kernel change (address and local route) that reachd hears.
             let namespace = "--net=/proc/\(reachd.pid)/ns/net"
@@ -67,18 +45,7 @@ struct ChangePathTests {
 
     @Test("a NetworkManager GetAll that stalls past its timeout publishes nothing wrong: the last state stands until the retry reads the new one")
     func stalledGetAllKeepsTheLastStateUntilTheRetryAnswers() async throws {
-        let system = try PrivateBus(.system)
-        defer { system.stop() }
-        let session = try PrivateBus(.session)
-        defer { session.stop() }
-        let mock = try await Self.connectedOverWiFi(on: system)
-        defer { mock.stop() }
-
-        try await withReachd(session: session, systemBus: system.address) { reachd in
-            #expect(try await session.publishedProperties().standardOutput == Rows.wifi.busctlLines)
-            let monitor = try await ReachdSignalMonitor(session: session)
-            defer { monitor.stop() }
-
+        try await withReachdOverWiFi { session, mock, reachd, monitor in
             // Ethernet becomes primary, then NetworkManager hangs for 7 s: reachd's
             // GetAll of the new connection times out after 5 s. Before, that read as
             // "the connection vanished" and published InterfaceType other, Interface "".

@@ -159,22 +159,7 @@ struct NetworkManagerMockTests {
 
     @Test("--settle-ms: a flap shorter than the settle time announces nothing; a change that holds is announced once, after it")
     func settleTimeSuppressesFlaps() async throws {
-        let system = try PrivateBus(.system)
-        defer { system.stop() }
-        let session = try PrivateBus(.session)
-        defer { session.stop() }
-        let mock = try await NetworkManagerMock(on: system)
-        defer { mock.stop() }
-        try await mock.addWiFi()
-        try await mock.setManager("PrimaryConnection", "o", Self.active + "wifi0")
-        try await mock.setManager("Connectivity", "u", "4")
-        try await mock.setState(70)
-
-        try await withReachd(session: session, systemBus: system.address, arguments: ["--settle-ms", "2000"]) { _ in
-            #expect(try await session.publishedProperties().standardOutput == Self.wifi.busctlLines)
-            let monitor = try await ReachdSignalMonitor(session: session)
-            defer { monitor.stop() }
-
+        try await withReachdOverWiFi(arguments: ["--settle-ms", "2000"]) { session, mock, _, monitor in
             // Down and straight back up: two mock calls, well inside 2 s.
             try await mock.setState(20)
             try await mock.setState(70)
