@@ -5,6 +5,7 @@ import PackageDescription
 let package = Package(
     name: "reachd",
     products: [
+        .library(name: "EventLoops", targets: ["EventLoops"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .library(name: "Reachability", targets: ["Reachability"]),
@@ -23,8 +24,10 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        // One-line C wrappers for the macros and constants Swift cannot import.
+        // One-line C wrappers for the libdbus macros and constants Swift cannot import.
         .target(name: "CShims", dependencies: ["CDBus"]),
+        // The epoll, eventfd and signalfd headers Glibc's module lacks; headers only.
+        .systemLibrary(name: "CEventLoops"),
         // glibc malloc tuning (<malloc.h>) for the service executable.
         .target(name: "CMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
@@ -36,8 +39,10 @@ let package = Package(
             pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"])]
         ),
-        // Swift over libdbus: event loop, connection, messages, exported objects.
-        .target(name: "DBus", dependencies: ["CDBus", "CShims"]),
+        // One thread's epoll loop: descriptors, timers, signals, Swift's executors.
+        .target(name: "EventLoops", dependencies: ["CEventLoops"]),
+        // Swift over libdbus, on an event loop: connection, messages, exported objects.
+        .target(name: "DBus", dependencies: ["CDBus", "CShims", "EventLoops"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
         .target(name: "ReachabilityCore"),
         // The D-Bus contract spelled once: names, errors and property tables,
@@ -47,7 +52,7 @@ let package = Package(
         .target(
             name: "ReachabilityService",
             dependencies: [
-                "DBus", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
+                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -55,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "DBus", "ReachabilityService", "CMemory",
+                "EventLoops", "ReachabilityService", "CMemory",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +79,8 @@ let package = Package(
         // The test harness the test targets share: child processes, private
         // buses, command-line tools, reachd and python-dbusmock's NetworkManager.
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "EventLoops", "TestSupport"]),
         // End to end: the reachd executable on private buses, against
         // python-dbusmock's NetworkManager and the real one in a namespace.
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),

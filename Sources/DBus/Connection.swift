@@ -1,4 +1,5 @@
 import CDBus
+import EventLoops
 import Glibc
 
 /// A connection to a message bus, owned by one event-loop thread.

@@ -1,6 +1,5 @@
 import CDBus
-import CShims
-import Glibc
+import EventLoops
 
 /// Connects one libdbus connection to an `EventLoop`: its watches become
 /// epoll registrations, its timeouts become loop timers, and its incoming
@@ -94,30 +93,30 @@ final class LibdbusMainLoop {
     /// epoll takes one registration per descriptor, while libdbus keeps a
     /// read and a write watch on the same socket: register their union.
     private func refresh(descriptor: Int32) {
-        var events: UInt32 = 0
+        var wanted: EventLoop.Readiness = []
         for watch in watchesByDescriptor[descriptor] ?? [] where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
-            if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= EPOLLIN.rawValue }
-            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= EPOLLOUT.rawValue }
+            if flags & DBUS_WATCH_READABLE.rawValue != 0 { wanted.insert(.readable) }
+            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { wanted.insert(.writable) }
         }
         // With no enabled watch the descriptor leaves epoll entirely: a
         // registration with no events would still report hang-ups, and a
         // level-triggered hang-up nobody handles would spin the loop.
-        if events == 0 {
+        if wanted.isEmpty {
             loop.unwatch(descriptor)
         } else {
-            loop.watch(descriptor, events: events) { [unowned self] ready in
+            loop.watch(descriptor, for: wanted) { [unowned self] ready in
                 self.handle(descriptor: descriptor, ready: ready)
             }
         }
     }
 
-    private func handle(descriptor: Int32, ready: UInt32) {
+    private func handle(descriptor: Int32, ready: EventLoop.Readiness) {
         var flags: UInt32 = 0
-        if ready & EPOLLIN.rawValue != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-        if ready & EPOLLOUT.rawValue != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-        if ready & EPOLLERR.rawValue != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-        if ready & EPOLLHUP.rawValue != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+        if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
+        if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
+        if ready.contains(.error) { flags |= DBUS_WATCH_ERROR.rawValue }
+        if ready.contains(.hangUp) { flags |= DBUS_WATCH_HANGUP.rawValue }
         for watch in watchesByDescriptor[descriptor] ?? [] {
             // Handling one watch can remove the other.
             guard watchesByDescriptor[descriptor]?.contains(watch) == true,

@@ -1,4 +1,5 @@
 import DBus
+import EventLoops
 import Logging
 import ReachabilityContract
 import ReachabilityCore

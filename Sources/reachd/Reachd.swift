@@ -1,5 +1,5 @@
 import CMemory
-import DBus
+import EventLoops
 import Glibc
 import Logging
 import ReachabilityService

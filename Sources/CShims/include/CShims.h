@@ -6,10 +6,6 @@
 #define REACHD_CSHIMS_H
 
 #include <dbus/dbus.h>
-// Linux event primitives that Glibc's Swift module does not export.
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/signalfd.h>
 
 enum {
     CShims_TYPE_INVALID = DBUS_TYPE_INVALID,

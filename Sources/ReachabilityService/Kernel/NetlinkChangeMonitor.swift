@@ -1,5 +1,5 @@
 import CNetlink
-import DBus
+import EventLoops
 import Glibc
 
 /// Tells when links, addresses or routes change, from rtnetlink's multicast
@@ -44,7 +44,7 @@ public actor NetlinkChangeMonitor {
         // Strong on purpose: the loop's handler is what keeps this monitor alive
         // while its stream is consumed (callers keep only the stream); stop(),
         // run when the stream ends, unwatches and so breaks the cycle.
-        loop.watch(descriptor, events: EventLoop.readable) { [self] _ in
+        loop.watch(descriptor, for: .readable) { [self] _ in
             self.assumeIsolated { $0.drain() }
         }
         return stream

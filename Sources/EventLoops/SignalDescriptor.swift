@@ -1,4 +1,4 @@
-import CShims
+import CEventLoops
 import Glibc
 
 /// Signals delivered as readable events on an event loop (signalfd), the
@@ -29,7 +29,7 @@ public struct SignalDescriptor: Sendable {
     /// `loop`'s thread; the descriptor stays open for the life of the process.
     public func watch(on loop: EventLoop, _ received: @escaping (Int32) -> Void) {
         let descriptor = descriptor
-        loop.watch(descriptor, events: EventLoop.readable) { _ in
+        loop.watch(descriptor, for: .readable) { _ in
             var information = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
             while read(descriptor, &information, size) == size {

@@ -1,4 +1,4 @@
-import CShims
+import CEventLoops
 import Glibc
 import Synchronization
 
@@ -45,7 +45,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     }
 
     /// What the loop calls when a registered descriptor is ready.
-    public typealias ReadinessHandler = (_ events: UInt32) -> Void
+    public typealias ReadinessHandler = (_ ready: Readiness) -> Void
 
     private let name: String
     private let epollDescriptor: Int32
@@ -132,14 +132,11 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     // MARK: Descriptors and timers (loop thread only)
 
-    /// The `events` value for "tell me when it is readable" (EPOLLIN).
-    public static let readable: UInt32 = EPOLLIN.rawValue
-
-    /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT); replaces an earlier registration.
-    public func watch(_ descriptor: Int32, events: UInt32, handler: @escaping ReadinessHandler) {
+    /// Watches `descriptor` for `readiness`; replaces an earlier registration.
+    public func watch(_ descriptor: Int32, for readiness: Readiness, handler: @escaping ReadinessHandler) {
         preconditionOnLoop()
         var event = epoll_event()
-        event.events = events
+        event.events = readiness.rawValue
         event.data.fd = descriptor
         let operation = handlers[descriptor] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
         handlers[descriptor] = handler
@@ -166,14 +163,14 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     /// Runs `hook` after every turn of the loop (used to dispatch libdbus's
     /// incoming queue once its watches have read from the socket).
-    func addTurnHook(_ hook: @escaping () -> Void) -> Int {
+    public func addTurnHook(_ hook: @escaping () -> Void) -> Int {
         preconditionOnLoop()
         nextHookID += 1
         afterEachTurn.append((nextHookID, hook))
         return nextHookID
     }
 
-    func removeTurnHook(_ id: Int) {
+    public func removeTurnHook(_ id: Int) {
         preconditionOnLoop()
         afterEachTurn.removeAll { $0.id == id }
     }
@@ -230,7 +227,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                     } else {
                         // Looked up at each event: an earlier handler in this
                         // batch may have unregistered this descriptor.
-                        handlers[descriptor]?(events[index].events)
+                        handlers[descriptor]?(Readiness(rawValue: events[index].events))
                     }
                 }
             }
