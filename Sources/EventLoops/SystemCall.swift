@@ -1,6 +1,7 @@
 import Glibc
 
-/// A failed system call: which call, and the errno it left.
+/// A failed system call: which call, and the errno it left. The one errno
+/// error type: the loop, the D-Bus layer and the netlink code all throw it.
 public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public let call: String
     public let errno: Int32
@@ -14,9 +15,13 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Runs a system call, retrying on EINTR, and turns -1 into a `SystemCallError`.
-/// The one place in this module that reads `errno`.
+/// The one place that reads `errno`, for this module and the ones built on it.
+///
+/// ```swift
+/// let descriptor = try systemCall("socket(AF_NETLINK)") { socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE) }
+/// ```
 @discardableResult
-func systemCall<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemCallError) -> T {
+public func systemCall<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemCallError) -> T {
     while true {
         let result = body()
         if result != -1 { return result }

@@ -19,21 +19,24 @@ public actor NetlinkChangeMonitor {
     }
 
     /// A stream that yields once after each burst of changes.
-    public func changes() throws(KernelError) -> AsyncStream<Void> {
-        let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
-        guard descriptor >= 0 else { throw KernelError(call: "socket(AF_NETLINK)", errno: errno) }
+    public func changes() throws(SystemCallError) -> AsyncStream<Void> {
+        let descriptor = try systemCall("socket(AF_NETLINK)") {
+            socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        }
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = CNetlink_change_groups()
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+        do throws(SystemCallError) {
+            try systemCall("bind(NETLINK_ROUTE groups)") {
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
+                }
             }
-        }
-        guard bound == 0 else {
-            let code = errno
+        } catch {
             close(descriptor)
-            throw KernelError(call: "bind(NETLINK_ROUTE groups)", errno: code)
+            throw error
         }
         self.descriptor = descriptor
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -54,15 +57,21 @@ public actor NetlinkChangeMonitor {
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         var changed = false
         while true {
-            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count < 0 {
-                // ENOBUFS: we fell behind and lost messages; a change happened all the same.
-                if errno == ENOBUFS { changed = true; continue }
+            do throws(SystemCallError) {
+                let count = try systemCall("recv(NETLINK_ROUTE)") {
+                    recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                }
+                if count == 0 { break }
+                let (messages, _) = NetlinkMessage.parse(buffer[..<count])
+                if !messages.isEmpty { changed = true }
+            } catch where error.errno == ENOBUFS {
+                // We fell behind and lost messages; a change happened all the same.
+                changed = true
+            } catch {
+                // EAGAIN: drained. Any other error ends this round too; the
+                // next readiness tries again.
                 break
             }
-            if count == 0 { break }
-            let (messages, _) = NetlinkMessage.parse(buffer[..<count])
-            if !messages.isEmpty { changed = true }
         }
         if changed { continuation?.yield() }
     }

@@ -1,4 +1,5 @@
 import CNetlink
+import EventLoops
 import Glibc
 import ReachabilityCore
 import Synchronization
@@ -17,12 +18,21 @@ public final class RouteLookup: Sendable {
 
     private let socket: Mutex<SocketState>
 
-    public init() throws(KernelError) {
-        let descriptor = Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-        guard descriptor >= 0 else { throw KernelError(call: "socket(AF_NETLINK)", errno: errno) }
-        // A lookup never legitimately takes long; don't let a lost reply hang a caller.
+    public init() throws(SystemCallError) {
+        let descriptor = try systemCall("socket(AF_NETLINK)") {
+            Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
+        }
+        // A lookup never legitimately takes long; don't let a lost reply hang
+        // a caller. Without the timeout one lost reply would, so it is not optional.
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        do throws(SystemCallError) {
+            try systemCall("setsockopt(SO_RCVTIMEO)") {
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
         socket = Mutex(SocketState(descriptor: descriptor))
     }
 
@@ -187,11 +197,4 @@ public final class RouteLookup: Sendable {
 struct RouteLookupFailure: Error, CustomStringConvertible {
     let reason: String
     var description: String { reason }
-}
-
-/// A kernel interface that failed.
-public struct KernelError: Error, CustomStringConvertible {
-    public let call: String
-    public let errno: Int32
-    public var description: String { "\(call) failed: \(String(cString: strerror(errno)))" }
 }
