@@ -93,7 +93,7 @@ public actor Connection {
         // libdbus's default for bus connections is to exit the process when
         // the bus goes away; we report it and let the owner decide.
         dbus_connection_set_exit_on_disconnect(raw, 0)
-        mainLoop.attach()
+        try mainLoop.attach()
         dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
         let reply = try await callBus("Hello")
         guard let name = reply.first?.stringValue.flatMap(BusName.init(rawValue:)) else {

@@ -15,6 +15,9 @@ final class LibdbusMainLoop {
     private var knownTimeouts: Set<OpaquePointer> = []
     private var armedTimeouts: [OpaquePointer: TimerQueue.TimerID] = [:]
     private var turnHook: Int?
+    /// Why the loop last refused a watch, for the error `attach()` throws.
+    private var watchFailure: SystemCallError?
+    private var closingUnwatchable = false
 
     init(loop: EventLoop, connection: OpaquePointer) {
         self.loop = loop
@@ -22,16 +25,22 @@ final class LibdbusMainLoop {
     }
 
     /// Installs the functions; `self` must stay alive until `detach()`.
-    func attach() {
+    /// Throws when the loop cannot watch the connection's socket.
+    func attach() throws(DBusError) {
         loop.preconditionOnLoop()
         let context = Unmanaged.passUnretained(self).toOpaque()
-        dbus_connection_set_watch_functions(connection, { watch, context in
+        // libdbus adds its existing watches here and answers FALSE if one
+        // was refused (add(watch:) below).
+        let watching = dbus_connection_set_watch_functions(connection, { watch, context in
             LibdbusMainLoop.from(context).add(watch: watch!)
         }, { watch, context in
             LibdbusMainLoop.from(context).remove(watch: watch!)
         }, { watch, context in
-            LibdbusMainLoop.from(context).refresh(descriptor: dbus_watch_get_unix_fd(watch!))
+            LibdbusMainLoop.from(context).refreshOrClose(descriptor: dbus_watch_get_unix_fd(watch!))
         }, context, nil)
+        guard watching != 0 else {
+            throw DBusError.failed("cannot watch the bus connection's socket: \(watchFailure.map { "\($0)" } ?? "out of memory")")
+        }
         dbus_connection_set_timeout_functions(connection, { timeout, context in
             LibdbusMainLoop.from(context).add(timeout: timeout!)
         }, { timeout, context in
@@ -76,23 +85,48 @@ final class LibdbusMainLoop {
 
     // MARK: Watches
 
+    /// FALSE tells libdbus the watch could not be added; it then fails what
+    /// needed it (at `attach()`, setting the watch functions).
     private func add(watch: OpaquePointer) -> dbus_bool_t {
         let descriptor = dbus_watch_get_unix_fd(watch)
         watchesByDescriptor[descriptor, default: []].append(watch)
-        refresh(descriptor: descriptor)
+        guard refresh(descriptor: descriptor) else {
+            forget(watch: watch, on: descriptor)
+            return 0
+        }
         return 1
     }
 
     private func remove(watch: OpaquePointer) {
         let descriptor = dbus_watch_get_unix_fd(watch)
+        forget(watch: watch, on: descriptor)
+        refreshOrClose(descriptor: descriptor)
+    }
+
+    private func forget(watch: OpaquePointer, on descriptor: Int32) {
         watchesByDescriptor[descriptor]?.removeAll { $0 == watch }
         if watchesByDescriptor[descriptor]?.isEmpty == true { watchesByDescriptor[descriptor] = nil }
-        refresh(descriptor: descriptor)
+    }
+
+    /// For changes libdbus cannot be told failed (a watch toggled or
+    /// removed): a connection whose socket the loop no longer watches would
+    /// hang without a word, so it is closed instead. libdbus then queues
+    /// `Disconnected`, which the connection's owner already handles (reachd
+    /// exits and is restarted). Deferred to the loop's next turn: libdbus is
+    /// in the middle of a call into us.
+    private func refreshOrClose(descriptor: Int32) {
+        guard !refresh(descriptor: descriptor), !closingUnwatchable else { return }
+        closingUnwatchable = true
+        _ = loop.schedule(at: .now) { [weak self] in
+            guard let self, self.turnHook != nil else { return }  // detached meanwhile
+            dbus_connection_close(self.connection)
+        }
     }
 
     /// epoll takes one registration per descriptor, while libdbus keeps a
     /// read and a write watch on the same socket: register their union.
-    private func refresh(descriptor: Int32) {
+    /// False when the loop refused it (`watchFailure` says why).
+    private func refresh(descriptor: Int32) -> Bool {
         var wanted: EventLoop.Readiness = []
         for watch in watchesByDescriptor[descriptor] ?? [] where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
@@ -104,10 +138,16 @@ final class LibdbusMainLoop {
         // level-triggered hang-up nobody handles would spin the loop.
         if wanted.isEmpty {
             loop.unwatch(descriptor)
-        } else {
-            loop.watch(descriptor, for: wanted) { [unowned self] ready in
+            return true
+        }
+        do throws(SystemCallError) {
+            try loop.watch(descriptor, for: wanted) { [unowned self] ready in
                 self.handle(descriptor: descriptor, ready: ready)
             }
+            return true
+        } catch {
+            watchFailure = error
+            return false
         }
     }
 

@@ -70,7 +70,16 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wakeDescriptor
-        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event)
+        do throws(SystemCallError) {
+            // Without it no other thread could wake the loop: not a loop at all.
+            try systemCall("epoll_ctl(EPOLL_CTL_ADD, eventfd)") {
+                epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event)
+            }
+        } catch {
+            close(wakeDescriptor)
+            close(epollDescriptor)
+            throw error
+        }
         if thread == .dedicated { startThread() }
     }
 
@@ -133,20 +142,47 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     // MARK: Descriptors and timers (loop thread only)
 
     /// Watches `descriptor` for `readiness`; replaces an earlier registration.
-    public func watch(_ descriptor: Int32, for readiness: Readiness, handler: @escaping ReadinessHandler) {
+    ///
+    /// Throws when epoll refuses the descriptor (EBADF: not open; EPERM: a
+    /// regular file; ENOSPC: the user's epoll watch limit; ENOMEM); then
+    /// nothing is registered, or the earlier registration stays as it was.
+    /// The caller decides: a descriptor nobody watches would never be read.
+    public func watch(_ descriptor: Int32, for readiness: Readiness, handler: @escaping ReadinessHandler) throws(SystemCallError) {
         preconditionOnLoop()
         var event = epoll_event()
         event.events = readiness.rawValue
         event.data.fd = descriptor
-        let operation = handlers[descriptor] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+        if handlers[descriptor] != nil {
+            do throws(SystemCallError) {
+                try systemCall("epoll_ctl(EPOLL_CTL_MOD)") { epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, &event) }
+                handlers[descriptor] = handler
+                return
+            } catch where error.errno == ENOENT {
+                // The descriptor was closed without unwatch() and its number
+                // reused: the close took the old registration with it, so
+                // this one is new.
+                handlers[descriptor] = nil
+            }
+        }
+        try systemCall("epoll_ctl(EPOLL_CTL_ADD)") { epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, &event) }
         handlers[descriptor] = handler
-        _ = epoll_ctl(epollDescriptor, operation, descriptor, &event)
     }
 
+    /// Stops watching `descriptor`. Call it before closing the descriptor:
+    /// epoll keeps a registration while any duplicate of the file is open.
     public func unwatch(_ descriptor: Int32) {
         preconditionOnLoop()
         guard handlers.removeValue(forKey: descriptor) != nil else { return }
-        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, nil)
+        do throws(SystemCallError) {
+            try systemCall("epoll_ctl(EPOLL_CTL_DEL)") { epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, nil) }
+        } catch where error.errno == EBADF || error.errno == ENOENT {
+            // Closed first (EBADF), or closed and its number reused (ENOENT):
+            // the last close removed the registration already. Nothing to do.
+        } catch {
+            // EINVAL or EPERM for a descriptor we registered means the loop's
+            // own epoll descriptor or bookkeeping is broken.
+            preconditionFailure("event loop '\(name)': \(error)")
+        }
     }
 
     /// Runs `action` once at `deadline` unless cancelled first.

@@ -27,9 +27,11 @@ public struct SignalDescriptor: Sendable {
 
     /// Calls `received` with each signal's number as it arrives. Must run on
     /// `loop`'s thread; the descriptor stays open for the life of the process.
-    public func watch(on loop: EventLoop, _ received: @escaping (Int32) -> Void) {
+    /// Throws when the loop cannot watch it: then the signals stay blocked
+    /// and nobody would hear them, so the caller should not carry on.
+    public func watch(on loop: EventLoop, _ received: @escaping (Int32) -> Void) throws(SystemCallError) {
         let descriptor = descriptor
-        loop.watch(descriptor, for: .readable) { _ in
+        try loop.watch(descriptor, for: .readable) { _ in
             var information = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
             while read(descriptor, &information, size) == size {

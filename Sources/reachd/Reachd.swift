@@ -72,9 +72,15 @@ enum Reachd {
                 maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors),
             logger: logger, loop: loop)
         let shutdown = ShutdownRequest()
-        signals.watch(on: loop) { signal in
-            logger.info("received signal \(signal); shutting down")
-            shutdown.request()
+        do {
+            try signals.watch(on: loop) { signal in
+                logger.info("received signal \(signal); shutting down")
+                shutdown.request()
+            }
+        } catch {
+            // SIGTERM is blocked: without the watch reachd could not be stopped cleanly.
+            logger.error("cannot watch for SIGTERM and SIGINT: \(error)")
+            return 1
         }
         // The daemon also returns by itself when another instance takes the
         // name over (--replace): a clean end (exit 0), not a failure.

@@ -34,6 +34,12 @@ public actor NetlinkChangeMonitor {
                     }
                 }
             }
+            // Strong on purpose: the loop's handler is what keeps this monitor alive
+            // while its stream is consumed (callers keep only the stream); stop(),
+            // run when the stream ends, unwatches and so breaks the cycle.
+            try loop.watch(descriptor, for: .readable) { [self] _ in
+                self.assumeIsolated { $0.drain() }
+            }
         } catch {
             close(descriptor)
             throw error
@@ -43,12 +49,6 @@ public actor NetlinkChangeMonitor {
         self.continuation = continuation
         continuation.onTermination = { [weak self] _ in
             Task { await self?.stop() }
-        }
-        // Strong on purpose: the loop's handler is what keeps this monitor alive
-        // while its stream is consumed (callers keep only the stream); stop(),
-        // run when the stream ends, unwatches and so breaks the cycle.
-        loop.watch(descriptor, for: .readable) { [self] _ in
-            self.assumeIsolated { $0.drain() }
         }
         return stream
     }
