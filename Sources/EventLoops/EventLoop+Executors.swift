@@ -1,6 +1,3 @@
-@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
-import Synchronization
-
 // An event loop can stand in for all of Swift concurrency's executors: made
 // with `thread: .caller` on the main thread and installed with
 // `EventLoop.installAsMainAndDefaultExecutor`, it runs the main actor, every
@@ -13,15 +10,34 @@ import Synchronization
 // sleeps in epoll_wait until something happens.
 //
 // These protocols are Swift 6.3's custom-executor SPI (the "custom main and
-// global executors" pitch); they are confined to this file.
+// global executors" pitch), underscored and free to change in any release;
+// they are confined to this file, and compiled only where they are known to
+// work: Swift 6.3.x. Any other compiler, or a build with
+// `-Xswiftc -DREACHD_NO_CUSTOM_EXECUTOR`, gets the fallback at the end of the
+// file: Swift's own executors, the loop still running its actors and any
+// task started with it as the executor preference. To take in a new
+// toolchain, widen the range, then check the idle row of Scripts/bench.
+
+#if compiler(>=6.3) && compiler(<6.4) && !REACHD_NO_CUSTOM_EXECUTOR
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+import Synchronization
 
 extension EventLoop {
     /// Makes `loop` Swift's main executor and default executor for the rest of
-    /// the process. Call it first thing in a synchronous `main`, before any
-    /// task exists, then `loop.run()` on the main thread.
-    public static func installAsMainAndDefaultExecutor(_ loop: EventLoop) {
+    /// the process, and returns true; false in a build without the SPI (see
+    /// above), where nothing changes. Call it first thing in a synchronous
+    /// `main`, before any task exists, then `loop.run()` on the main thread.
+    ///
+    /// ```swift
+    /// let loop = try EventLoop(name: "main", thread: .caller)
+    /// let isSwiftsExecutor = EventLoop.installAsMainAndDefaultExecutor(loop)
+    /// Task(executorPreference: loop) { ... }  // on the loop either way
+    /// loop.run()
+    /// ```
+    public static func installAsMainAndDefaultExecutor(_ loop: EventLoop) -> Bool {
         InstalledExecutors.loop.withLock { $0 = LoopExecutor(loop) }
         _createExecutors(factory: InstalledExecutors.self)
+        return true
     }
 }
 
@@ -72,3 +88,17 @@ private enum InstalledExecutors: ExecutorFactory {
         return executor
     }
 }
+
+#else
+
+extension EventLoop {
+    /// Without the SPI the loop cannot stand in for Swift's executors: false.
+    /// Tasks without an actor or executor preference then run on Swift's
+    /// global pool (libdispatch's threads), and the main actor on the main
+    /// queue, which nothing drains while the main thread runs the loop.
+    public static func installAsMainAndDefaultExecutor(_ loop: EventLoop) -> Bool {
+        false
+    }
+}
+
+#endif

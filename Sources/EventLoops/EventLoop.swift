@@ -11,7 +11,9 @@ import Synchronization
 ///
 /// It is also a `SerialExecutor`, so an actor whose `unownedExecutor` is this
 /// loop runs every isolated method on the loop thread; that is how
-/// `Connection` keeps its libdbus connection confined to one thread. A
+/// `Connection` keeps its libdbus connection confined to one thread. As a
+/// `TaskExecutor` it runs the nonisolated code of a task started with
+/// `Task(executorPreference: loop)` and of that task's children. A
 /// program that wants no other threads at all can make one loop on its main
 /// thread and install it as Swift's main and default executor
 /// (`EventLoop+Executors.swift`); then nothing in the process wakes up
@@ -21,7 +23,7 @@ import Synchronization
 /// let loop = try EventLoop(name: "session-bus")           // its own thread
 /// let main = try EventLoop(name: "main", thread: .caller)  // main.run() blocks here
 /// ```
-public final class EventLoop: SerialExecutor, @unchecked Sendable {
+public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     // Why @unchecked Sendable is safe: `queue` is behind a Mutex and
     // `loopThread` is atomic; every other stored property (`handlers`,
     // `timers`, `afterEachTurn`) is read and written only on the loop

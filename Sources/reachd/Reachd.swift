@@ -44,11 +44,14 @@ enum Reachd {
             printError("reachd: \(error)")
             exit(1)
         }
-        EventLoop.installAsMainAndDefaultExecutor(loop)
+        let loopIsSwiftsExecutor = EventLoop.installAsMainAndDefaultExecutor(loop)
 
         let exitStatus = Mutex<Int32>(0)
-        Task {
-            let status = await serve(options, loop: loop, signals: signals)
+        // The preference keeps the service's own code on the loop even in a
+        // build where the loop is not Swift's executor (the tasks it starts
+        // with Task {} then run on Swift's global pool instead).
+        Task(executorPreference: loop) {
+            let status = await serve(options, loop: loop, signals: signals, loopIsSwiftsExecutor: loopIsSwiftsExecutor)
             exitStatus.withLock { $0 = status }
             loop.shutdown()
         }
@@ -57,7 +60,9 @@ enum Reachd {
     }
 
     /// Runs the service until a signal, a takeover or a lost bus; returns the exit status.
-    private static func serve(_ options: ReachdOptions, loop: EventLoop, signals: SignalDescriptor) async -> Int32 {
+    private static func serve(
+        _ options: ReachdOptions, loop: EventLoop, signals: SignalDescriptor, loopIsSwiftsExecutor: Bool
+    ) async -> Int32 {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -65,6 +70,9 @@ enum Reachd {
             return handler
         }
         let logger = Logger(label: "reachd")
+        if !loopIsSwiftsExecutor {
+            logger.warning("this build cannot make the event loop Swift's executor: tasks hop to Swift's global pool, whose threads wake an idle reachd")
+        }
         let daemon = ReachabilityDaemon(
             configuration: ReachabilityDaemonConfiguration(
                 replace: options.replace, systemBusAddress: options.systemBusAddress,
