@@ -16,12 +16,21 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     public var maximumMonitors: Int
     /// How long a call to NetworkManager may take before it counts as failed (and is retried).
     public var networkManagerCallTimeout: Duration
+    /// Probe addresses standing for "the Internet" (nil: the documentation addresses).
+    public var probeIPv4: String?
+    public var probeIPv6: String?
+    /// Hear every route change, routing daemons' too (`--route-events=all`).
+    public var allRouteEvents: Bool
 
     public init(
         replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
         maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096,
-        networkManagerCallTimeout: Duration = .seconds(5)
+        networkManagerCallTimeout: Duration = .seconds(5),
+        probeIPv4: String? = nil, probeIPv6: String? = nil, allRouteEvents: Bool = false
     ) {
+        self.probeIPv4 = probeIPv4
+        self.probeIPv6 = probeIPv6
+        self.allRouteEvents = allRouteEvents
         self.replace = replace
         self.systemBusAddress = systemBusAddress
         self.settle = settle
@@ -79,8 +88,10 @@ public struct ReachabilityDaemon: Sendable {
         let session = try await Connection.session(loop: loop)
         let publisher = ReachabilityPublisher()
         let routes = try RouteLookup()
+        let defaultRoutes = DefaultRouteSet()
+        let paths = KernelPathFinder(routes: routes, probes: probes, defaultRoutes: defaultRoutes)
         let monitors = HostMonitorRegistry(
-            evaluator: HostEvaluator(routes: routes, resolver: Resolver()),
+            evaluator: HostEvaluator(routes: routes, paths: paths, resolver: Resolver()),
             limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
             logger: logger, portal: { publisher.current.connectivity == .portal })
         try await session.export(
@@ -92,14 +103,15 @@ public struct ReachabilityDaemon: Sendable {
 
         let merger = ChangeMerger(
             settle: configuration.settle, logger: logger,
-            kernelView: { () throws(RouteLookupFailure) in try Self.kernelView(routes) },
+            kernelView: { () throws(RouteLookupFailure) in try Self.kernelView(paths) },
             start: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) },
             sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
-        let kernelChanges = try await NetlinkChangeMonitor(loop: session.loop).changes()
+        let kernelChanges = try await NetlinkChangeMonitor(
+            loop: session.loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
         let sources = [
             Task { await watchNetworkManager(reportingTo: merger) },
-            Task { for await _ in kernelChanges { await merger.receive(.kernelChanged) } },
+            Task { await forwardKernelChanges(kernelChanges, to: merger) },
         ]
         defer { sources.forEach { $0.cancel() } }
 
@@ -147,12 +159,37 @@ public struct ReachabilityDaemon: Sendable {
         }
     }
 
-    /// The published value without NetworkManager: the kernel's default routes.
-    private static func kernelView(_ routes: RouteLookup) throws(RouteLookupFailure) -> PublishedReachability {
-        // Both default routes usually leave by the same interface: read it once.
+    /// The published value without NetworkManager: the kernel's Internet paths.
+    private static func kernelView(_ paths: KernelPathFinder) throws(RouteLookupFailure) -> PublishedReachability {
+        // Both paths usually leave by the same interface: read it once.
         let links = LinkSnapshots()
-        return PublishedReachability(kernelDefaultRoute: try routes.defaultRoute(.v4, links: links),
-                                     ipv6DefaultRoute: try routes.defaultRoute(.v6, links: links))
+        return PublishedReachability(kernelPath4: try paths.path(.v4, links: links),
+                                     kernelPath6: try paths.path(.v6, links: links))
+    }
+
+    /// The probe addresses the configuration names (validated by the command line).
+    private var probes: KernelPathFinder.Probes {
+        var probes = KernelPathFinder.Probes.standard
+        if let text = configuration.probeIPv4, let address = IPAddress(strict: text) { probes.ipv4 = [address] }
+        if let text = configuration.probeIPv6, let address = IPAddress(strict: text) { probes.ipv6 = [address] }
+        return probes
+    }
+
+    /// Hands kernel changes to the merger, at most one evaluation per 250 ms
+    /// under sustained churn: a change sooner than that after the last one
+    /// waits out the rest (the stream keeps only the newest), so a routing
+    /// daemon rewriting thousands of routes a second costs four evaluations a
+    /// second, and a quiet kernel costs nothing (no timer is armed).
+    private func forwardKernelChanges(_ changes: AsyncStream<Void>, to merger: ChangeMerger) async {
+        let interval = Duration.milliseconds(250)
+        var last: ContinuousClock.Instant?
+        for await _ in changes {
+            if let last, ContinuousClock.now - last < interval {
+                guard (try? await Task.sleep(until: last + interval)) != nil else { return }
+            }
+            last = .now
+            await merger.receive(.kernelChanged)
+        }
     }
 
     private func claimName(on session: Connection) async throws {

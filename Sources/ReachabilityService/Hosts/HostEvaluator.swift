@@ -5,6 +5,7 @@ import ReachabilityCore
 /// route lookup, and the first reachable address in resolver order decides.
 struct HostEvaluator: Sendable {
     let routes: RouteLookup
+    let paths: KernelPathFinder
     let resolver: Resolver
 
     /// What one evaluation round looks up once for all its hosts: the
@@ -15,11 +16,13 @@ struct HostEvaluator: Sendable {
     }
 
     /// Throws when the kernel did not answer: the round cannot be judged.
+    /// The interfaces of the kernel's Internet paths stand for "the default
+    /// route", where a captive portal intercepts.
     func startRound() throws(HostEvaluationFailure) -> Round {
         let links = LinkSnapshots()
         do {
-            let defaults = [try routes.defaultRoute(.v4, links: links), try routes.defaultRoute(.v6, links: links)]
-            return Round(defaultInterfaces: Set(defaults.compactMap { $0?.outgoingInterface }), links: links)
+            let defaults = [try paths.path(.v4, links: links), try paths.path(.v6, links: links)]
+            return Round(defaultInterfaces: Set(defaults.compactMap { $0.route?.outgoingInterface }), links: links)
         } catch {
             throw .routeLookup(error)
         }

@@ -13,6 +13,9 @@ final class LinkSnapshots: Sendable {
         let name: String
         let medium: LinkMedium
         let isUpAndRunning: Bool
+        /// A tunnel (tun, WireGuard): it carries the path only over another link.
+        /// PPP is a tunnel medium too, but runs over a modem or PPPoE link of its own.
+        let needsUnderlay: Bool
     }
 
     private let links = Mutex<[UInt32: Link?]>([:])
@@ -21,7 +24,10 @@ final class LinkSnapshots: Sendable {
     func link(index: UInt32) -> Link? {
         if let known = links.withLock({ $0[index] }) { return known }
         let link = LinkInspector.name(ofIndex: index).map { name in
-            Link(name: name, medium: LinkMedium(LinkInspector.facts(of: name)), isUpAndRunning: LinkInspector.isUpAndRunning(name))
+            let facts = LinkInspector.facts(of: name)
+            let medium = LinkMedium(facts)
+            return Link(name: name, medium: medium, isUpAndRunning: LinkInspector.isUpAndRunning(name),
+                        needsUnderlay: medium == .tunnel && facts.arphrdType != LinkFacts.arphrdPPP)
         }
         links.withLock { $0[index] = link }
         return link
