@@ -56,15 +56,9 @@ final class NetworkNamespaces: Sendable {
         return root.appendingPathComponent("Scripts/harness/nm-netns").path
     }()
 
-    /// Namespaces need root; say so loudly instead of skipping quietly.
+    /// Namespaces need root and NetworkManager; say so loudly instead of skipping quietly.
     static func requireRoot() throws {
-        guard geteuid() == 0 else {
-            throw TestFailure("""
-                this test needs root (it makes network namespaces and runs NetworkManager in one); \
-                run the tests as root, e.g. with sudo -E Scripts/test
-                """)
-        }
-        guard access(harness, X_OK) == 0 else { throw TestFailure("the harness script \(harness) is missing") }
+        try requireNetworkNamespaceHarness(harness)
     }
 
     static func up() async throws -> NetworkNamespaces {
