@@ -168,14 +168,37 @@ struct LocalizationTests {
         }
     }
 
-    @Test("the manager's localizedNetworkReachabilityStatusString follows the process's locale")
-    func managerLocalizedString() async throws {
+    /// The locale the manager's process runs in, the state the test gives NetworkManager, and the
+    /// string the manager must then give, written out.
+    static let managerCases: [(locale: [String: String], state: UInt32, expected: String)] = [
+        (["LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"], 70, "通过 WiFi 连接"),
+        (["LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"], 20, "无法连接网络"),
+        (["LC_ALL": "", "LC_MESSAGES": "zh_CN.UTF-8", "LANG": "C.UTF-8"], 70, "通过 WiFi 连接"),
+        // LC_ALL wins over LANG: English although LANG asks for Chinese.
+        (["LC_ALL": "C", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"], 70, "Reachable via WiFi"),
+    ]
+
+    /// The manager reads the locale of the process it runs in, so each case runs it in a child
+    /// process (an exit test) whose environment is set before the manager exists; setting it in
+    /// this process would change the locale of every test running beside this one.
+    @Test("the manager's localizedNetworkReachabilityStatusString follows the process's locale",
+          arguments: managerCases)
+    func managerLocalizedString(locale: [String: String], state: UInt32, expected: String) async throws {
         try await withWorld { world in
-            let manager = world.manager()
-            var updates = manager.updates.makeAsyncIterator()
-            _ = await updates.next()
-            #expect(manager.localizedNetworkReachabilityStatusString
-                == NetworkReachabilityStatus.reachableViaWiFi.localizedString(environment: ProcessInfo.processInfo.environment))
+            try await world.networkManager.setState(state, emittingStateChanged: false)
+            try await world.waitForServiceStatus(state == 70 ? .reachableViaWiFi : .notReachable)
+            let address = world.session.address
+            let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                [address = address as String, locale = locale as [String: String]] in
+                for (name, value) in locale { setenv(name, value, 1) }
+                let manager = NetworkReachabilityManager(.defaultRoute, sessionBusAddress: address)
+                var updates = manager.updates.makeAsyncIterator()
+                _ = await updates.next()
+                // Unbuffered: the exit test ends the process right after the body returns.
+                FileHandle.standardOutput.write(Data((manager.localizedNetworkReachabilityStatusString + "\n").utf8))
+            }
+            let printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) }
+            #expect(printed == expected + "\n", "locale \(locale), NetworkManager State \(state)")
         }
     }
 }
