@@ -89,6 +89,47 @@ bs_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 # bs_ticks PID: utime + stime in clock ticks, all threads.
 bs_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# bs_strace PID SECONDS OUT: `strace -c -f` of PID and all its threads for SECONDS;
+# the summary in OUT, strace's stderr in OUT.err, timeout's exit status in OUT.rc
+# (124: strace ran the whole window and was stopped by SIGINT).
+bs_strace() {
+    local rc=0
+    timeout -s INT "$2" strace -c -f -o "$3" -p "$1" 2>"$3.err" || rc=$?
+    echo "$rc" >"$3.rc"
+}
+
+# bs_strace_calls PID OUT: the number of system calls bs_strace counted, or nothing
+# (and a reason on stderr) if it cannot tell. strace -c writes no table at all when
+# it saw no call, so an empty OUT is 0 only if strace says on stderr that it attached
+# to PID and detached from it when the window ended. The count is read from the
+# total line's "calls" column, found by the header and the dashed rule under it:
+# the "errors" column is blank when no call failed, so counting fields from the end
+# would read usecs/call instead.
+bs_strace_calls() {
+    local pid="$1" out="$2"
+    if ! grep -q "^strace: Process $pid attached" "$out.err" || ! grep -q "^strace: Process $pid detached" "$out.err" \
+        || [ "$(cat "$out.rc" 2>/dev/null)" != 124 ]; then
+        say "strace did not watch process $pid for the whole window (exit status $(cat "$out.rc" 2>/dev/null)): $(head -3 "$out.err")"
+        return 0
+    fi
+    [ -s "$out" ] || { echo 0; return 0; }
+    awk '
+        /^% time/ && header == "" { header = $0; next }
+        /^-+ / && header != "" && rule == "" { rule = $0; next }
+        / total$/ { total = $0 }
+        END {
+            if (header == "" || rule == "" || total == "") exit 1
+            # Column k spans the k-th run of dashes in the rule.
+            for (i = 1; i <= length(rule); ) {
+                if (substr(rule, i, 1) != "-") { i++; continue }
+                for (start = i; i <= length(rule) && substr(rule, i, 1) == "-"; i++) { }
+                name = substr(header, start, i - start); gsub(/ /, "", name)
+                if (name == "calls") { value = substr(total, start, i - start); gsub(/ /, "", value); print value; exit 0 }
+            }
+            exit 1
+        }' "$out" | grep -E '^[0-9]+$' || say "no calls column in strace's summary $out: $(cat "$out")"
+}
+
 # bs_median: median of the numbers on stdin.
 bs_median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
