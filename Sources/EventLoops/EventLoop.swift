@@ -177,12 +177,13 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         guard handlers.removeValue(forKey: descriptor) != nil else { return }
         do throws(SystemCallError) {
             try systemCall("epoll_ctl(EPOLL_CTL_DEL)") { epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, nil) }
-        } catch where error.errno == EBADF || error.errno == ENOENT {
-            // Closed first (EBADF), or closed and its number reused (ENOENT):
-            // the last close removed the registration already. Nothing to do.
+        } catch where error.errno == EBADF || error.errno == ENOENT || error.errno == EPERM {
+            // Closed first (EBADF), or closed and its number reused (ENOENT; EPERM
+            // when the reuser is a regular file, which epoll cannot hold): the last
+            // close removed the registration already. Nothing to do.
         } catch {
-            // EINVAL or EPERM for a descriptor we registered means the loop's
-            // own epoll descriptor or bookkeeping is broken.
+            // EINVAL for a descriptor we registered means the loop's own epoll
+            // descriptor or bookkeeping is broken.
             preconditionFailure("event loop '\(name)': \(error)")
         }
     }

@@ -31,14 +31,7 @@ struct KernelPathFinder: Sendable {
 
     /// The path of `family`. Throws only when the kernel did not answer.
     func path(_ family: IPAddress.Family, links: LinkSnapshots) throws(RouteLookupFailure) -> KernelPath {
-        let candidates = probes.addresses(family)
-        guard var chosen = candidates.first else { return .none }
-        for probe in candidates {
-            if case .route(let match) = try routes.lookup(probe, fibMatch: true), match.destinationLength == 0 {
-                chosen = probe
-                break
-            }
-        }
+        guard let chosen = try chooseProbe(family) else { return .none }
         let route: RouteMessage
         switch try routes.lookup(chosen) {
         case .noRoute: return .none
@@ -60,6 +53,30 @@ struct KernelPathFinder: Sendable {
         guard Self.isUsableSource(route.preferredSource) else { return path(.noSource) }
         if link.needsUnderlay, try !hasUnderlay(besides: route.outputInterface, links: links) { return path(.noUnderlay) }
         return path(.ok)
+    }
+
+    /// The probe that stands for the Internet: the first whose best match is a
+    /// default route; else the first matched by a route through a gateway (a
+    /// default-free router's specific route); else the first with no route or a
+    /// reject answer. A match straight onto a link without a gateway is the
+    /// machine's own LAN (numbered from a documentation prefix), never the
+    /// Internet: nil when every probe lands in one.
+    private func chooseProbe(_ family: IPAddress.Family) throws(RouteLookupFailure) -> IPAddress? {
+        var throughGateway: IPAddress?
+        var unrouted: IPAddress?
+        for probe in probes.addresses(family) {
+            switch try routes.lookup(probe, fibMatch: true) {
+            case .route(let match) where match.destinationLength == 0:
+                return probe
+            case .route(let match) where match.type == .unicast && !match.hasGateway:
+                continue
+            case .route:
+                throughGateway = throughGateway ?? probe
+            case .noRoute, .rejected:
+                unrouted = unrouted ?? probe
+            }
+        }
+        return throughGateway ?? unrouted
     }
 
     /// Some link that needs none itself, up and running, carries a default route.
