@@ -40,15 +40,19 @@ struct KernelPathFinder: Sendable {
         }
         guard let link = links.link(index: route.outputInterface) else { return .none }
         let gateway = route.gateway.map { Self.text(of: $0, links: links) }
+        // The medium of a link carrying the path: a veth or tap is the container's
+        // ethernet, a bridge takes its hardware port's (docs/mapping.md, "Which links
+        // can carry the path").
         let lookup = RouteLookupResult(
-            type: route.type, hasGateway: route.hasGateway, outgoingInterface: link.name, medium: link.medium,
-            linkIsUp: link.isUpAndRunning, isDefaultRoute: true)
+            type: route.type, hasGateway: route.hasGateway, outgoingInterface: link.name,
+            medium: link.classification.medium, linkIsUp: link.isUpAndRunning, isDefaultRoute: true)
         func path(_ verdict: KernelPath.Verdict) -> KernelPath {
             KernelPath(verdict: verdict, route: lookup, table: route.table, gateway: gateway)
         }
         // local, broadcast, multicast: the probe is this machine's or its LAN's, not the Internet.
         guard route.type == .unicast else { return path(.noRoute) }
-        guard link.medium != .loopback else { return path(.blocked) }
+        // Loopback and sinks (dummy, ifb, nlmon) swallow what they are given.
+        guard link.linkClass.isEligibleForPath else { return path(.blocked) }
         guard link.isUpAndRunning else { return path(.linkDown) }
         guard Self.isUsableSource(route.preferredSource) else { return path(.noSource) }
         if link.needsUnderlay, try !hasUnderlay(besides: route.outputInterface, links: links) { return path(.noUnderlay) }
@@ -83,7 +87,7 @@ struct KernelPathFinder: Sendable {
     private func hasUnderlay(besides tunnel: UInt32, links: LinkSnapshots) throws(RouteLookupFailure) -> Bool {
         try defaultRoutes.outputInterfaces().contains { index in
             guard index != tunnel, let link = links.link(index: index) else { return false }
-            return link.isUpAndRunning && !link.needsUnderlay && link.medium != .loopback
+            return link.isUpAndRunning && !link.needsUnderlay && link.linkClass.isEligibleForPath
         }
     }
 
