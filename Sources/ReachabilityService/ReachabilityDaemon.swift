@@ -170,8 +170,14 @@ public struct ReachabilityDaemon: Sendable {
     /// The probe addresses the configuration names (validated by the command line).
     private var probes: KernelPathFinder.Probes {
         var probes = KernelPathFinder.Probes.standard
-        if let text = configuration.probeIPv4, let address = IPAddress(strict: text) { probes.ipv4 = [address] }
-        if let text = configuration.probeIPv6, let address = IPAddress(strict: text) { probes.ipv6 = [address] }
+        if let text = configuration.probeIPv4, let address = IPAddress(strict: text) {
+            probes.ipv4 = [address]
+            probes.named.insert(.v4)
+        }
+        if let text = configuration.probeIPv6, let address = IPAddress(strict: text) {
+            probes.ipv6 = [address]
+            probes.named.insert(.v6)
+        }
         return probes
     }
 

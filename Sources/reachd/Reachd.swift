@@ -77,7 +77,8 @@ enum Reachd {
             configuration: ReachabilityDaemonConfiguration(
                 replace: options.replace, systemBusAddress: options.systemBusAddress,
                 settle: .milliseconds(options.settleMilliseconds),
-                maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors),
+                maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
+                probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents),
             logger: logger, loop: loop)
         let shutdown = ShutdownRequest()
         do {

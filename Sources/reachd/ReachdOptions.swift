@@ -1,9 +1,11 @@
+import ReachabilityService
+
 /// reachd's command line, parsed by hand.
 ///
 /// Why not swift-argument-parser, as reachctl uses: it links
 /// FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
-/// (docs/design.md, "One thread"; README, Benchmarks). Six options do not need a framework.
+/// (docs/design.md, "One thread"; README, Benchmarks). Nine options do not need a framework.
 struct ReachdOptions: Equatable {
     var replace = false
     var systemBusAddress: String?
@@ -11,6 +13,9 @@ struct ReachdOptions: Equatable {
     var maximumMonitorsPerClient = 64
     var maximumMonitors = 4096
     var logLevel = "info"
+    var probeIPv4: String?
+    var probeIPv6: String?
+    var allRouteEvents = false
 
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
@@ -19,6 +24,7 @@ struct ReachdOptions: Equatable {
 
         USAGE: reachd [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
                       [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
+                      [--probe-ipv4 ADDRESS] [--probe-ipv6 ADDRESS] [--route-events all|filtered]
 
         OPTIONS:
           --replace               Take the bus name over from a running reachd.
@@ -31,6 +37,14 @@ struct ReachdOptions: Equatable {
                                   Host monitors one client connection may hold (default: 64).
           --max-monitors N        Host monitors all clients together may hold (default: 4096).
           --log-level LEVEL       trace, debug, info, notice, warning, error or critical (default: info).
+          --probe-ipv4 ADDRESS    Without NetworkManager, the address whose route stands for the
+                                  Internet (default: the first of 192.0.2.1, 198.51.100.1,
+                                  203.0.113.1 that a default route covers). Set a real global
+                                  address on a router without a default route.
+          --probe-ipv6 ADDRESS    The same for IPv6 (default: 2001:db8::1, then 3fff::1).
+          --route-events all|filtered
+                                  filtered (default): routing daemons' changes to other than
+                                  default routes never wake reachd; all: hear every route change.
           -h, --help              Show this help.
 
         """
@@ -84,11 +98,33 @@ struct ReachdOptions: Equatable {
                     throw UsageError(description: "unknown --log-level '\(level)' (one of \(logLevels.joined(separator: ", ")))")
                 }
                 options.logLevel = level
+            case "--probe-ipv4":
+                options.probeIPv4 = try probe(value(), family: .v4, name: name)
+            case "--probe-ipv6":
+                options.probeIPv6 = try probe(value(), family: .v6, name: name)
+            case "--route-events":
+                switch try value() {
+                case "all": options.allRouteEvents = true
+                case "filtered": options.allRouteEvents = false
+                case let other: throw UsageError(description: "--route-events is all or filtered, not '\(other)'")
+                }
             default:
                 throw UsageError(description: "unknown argument '\(argument)'")
             }
         }
         return .run(options)
+    }
+
+    /// A probe must be a global-looking address of its family: 0.0.0.0 and ::
+    /// are answered by the kernel as local, so they would say "reachable" always.
+    private static func probe(_ text: String, family: IPAddress.Family, name: String) throws(UsageError) -> String {
+        guard let address = IPAddress(strict: text), address.family == family, address.zone.isEmpty else {
+            throw UsageError(description: "\(name) needs an \(family == .v4 ? "IPv4" : "IPv6") address, not '\(text)'")
+        }
+        guard address.bytes.contains(where: { $0 != 0 }) else {
+            throw UsageError(description: "\(name) cannot be \(text): the kernel answers it as a local address")
+        }
+        return text
     }
 
     private static func split(_ argument: String) -> (name: String, value: String?) {

@@ -10,7 +10,8 @@ struct CommandLineTests {
     func helpListsTheOptions() async throws {
         let help = try await runTool(ReachdProcess.executable, ["--help"])
         #expect(help.status == 0, "\(help.transcript)")
-        for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level"] {
+        for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level",
+                       "--probe-ipv4", "--probe-ipv6", "--route-events"] {
             #expect(help.standardOutput.contains(option), "--help mentions \(option): \(help.transcript)")
         }
     }
@@ -24,6 +25,12 @@ struct CommandLineTests {
             (["--log-level", "loud"], "loud"),
             (["--replace=yes"], "--replace"),
             (["--frobnicate"], "--frobnicate"),
+            (["--probe-ipv4", "0.0.0.0"], "local address"),
+            (["--probe-ipv6=::"], "local address"),
+            (["--probe-ipv4", "2001:db8::1"], "IPv4 address"),
+            (["--probe-ipv6", "192.0.2.1"], "IPv6 address"),
+            (["--probe-ipv4", "1.2.3"], "'1.2.3'"),
+            (["--route-events", "some"], "all or filtered"),
           ])
     func badCommandLineExits64(arguments: [String], named: String) async throws {
         let result = try await runTool(ReachdProcess.executable, arguments,

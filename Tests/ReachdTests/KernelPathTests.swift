@@ -215,3 +215,19 @@ struct KernelPathTests {
         }
     }
 }
+
+extension KernelPathTests {
+    @Test("--probe-ipv4 names the address whose route stands for the Internet")
+    func probeAddressOptionIsUsed() async throws {
+        try Self.requireRoot()
+        let session = try PrivateBus(.session)
+        defer { session.stop() }
+        // 192.0.2.7 is on rv0's own LAN: with it as the only probe, the path is that LAN route, IsDirect.
+        try await withReachd(session: session, systemBus: absentSystemBusAddress(),
+                             arguments: ["--probe-ipv4", "192.0.2.7", "--probe-ipv6", "2001:db8::1"]) { reachd in
+            let lab = Lab(session: session, reachd: reachd)
+            try await lab.expect(Seen(status: 2, flags: 0x20002, interface: "rv0", interfaceType: "ethernet"),
+                                 "the probe on the LAN")
+        }
+    }
+}

@@ -16,6 +16,8 @@ struct KernelPathFinder: Sendable {
     struct Probes: Sendable, Equatable {
         var ipv4: [IPAddress]
         var ipv6: [IPAddress]
+        /// Families whose probe the administrator named: asked as it is, whatever it matches.
+        var named: Set<IPAddress.Family> = []
 
         /// RFC 5737's three IPv4 documentation addresses, RFC 3849's and RFC 9637's IPv6 ones.
         static let standard = Probes(
@@ -59,13 +61,14 @@ struct KernelPathFinder: Sendable {
         return path(.ok)
     }
 
-    /// The probe that stands for the Internet: the first whose best match is a
+    /// The probe that stands for the Internet: a named one; else the first whose best match is a
     /// default route; else the first matched by a route through a gateway (a
     /// default-free router's specific route); else the first with no route or a
     /// reject answer. A match straight onto a link without a gateway is the
     /// machine's own LAN (numbered from a documentation prefix), never the
     /// Internet: nil when every probe lands in one.
     private func chooseProbe(_ family: IPAddress.Family) throws(RouteLookupFailure) -> IPAddress? {
+        if probes.named.contains(family) { return probes.addresses(family).first }
         var throughGateway: IPAddress?
         var unrouted: IPAddress?
         for probe in probes.addresses(family) {
