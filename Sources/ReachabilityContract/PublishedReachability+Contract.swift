@@ -10,6 +10,8 @@ extension PublishedReachability {
         ContractProperty("Metered", "b") { .boolean($0.metered) },
         ContractProperty("Connectivity", "s") { .string($0.connectivity.rawValue) },
         ContractProperty("Backend", "s") { .string($0.backendName) },
+        ContractProperty("Source", "s") { .string($0.sourceName) },
+        ContractProperty("UnsatisfiedReason", "s") { .string($0.unsatisfiedReason.rawValue) },
     ]
 
     /// The D-Bus property names, in the order `changedProperties(from:)` reports them.

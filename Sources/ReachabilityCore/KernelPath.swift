@@ -49,8 +49,33 @@ public struct KernelPath: Sendable, Hashable {
 extension PublishedReachability {
     /// The published values for the kernel's paths of both families: IPv4 when usable, else IPv6,
     /// with the rules of `init(kernelDefaultRoute:ipv6DefaultRoute:)`.
+    ///
+    /// `UnsatisfiedReason` when neither is usable: `blocked` if either family is blocked (a kill
+    /// switch), else IPv4's reason, unless IPv4 simply has no route and IPv6 says more.
     public init(kernelPath4 ipv4: KernelPath, kernelPath6 ipv6: KernelPath) {
         self.init(kernelDefaultRoute: ipv4.isUsable ? ipv4.route : nil,
                   ipv6DefaultRoute: ipv6.isUsable ? ipv6.route : nil)
+        guard !status.isReachable else { return }
+        let verdict: KernelPath.Verdict = if ipv4.verdict == .blocked || ipv6.verdict == .blocked {
+            .blocked
+        } else if ipv4.verdict == .noRoute {
+            ipv6.verdict
+        } else {
+            ipv4.verdict
+        }
+        unsatisfiedReason = UnsatisfiedReason(verdict)
+    }
+}
+
+extension UnsatisfiedReason {
+    /// The reason a kernel path of this verdict gives.
+    public init(_ verdict: KernelPath.Verdict) {
+        self = switch verdict {
+        case .ok: .none
+        case .noRoute, .noSource: .noRoute
+        case .blocked: .blocked
+        case .linkDown: .noLink
+        case .noUnderlay: .noUnderlay
+        }
     }
 }

@@ -59,14 +59,28 @@ extension PublishedReachability {
         default: flags.contains(.isWWAN)
         }
 
+        let status = NetworkReachabilityStatus(flags: flags)
+        let reason: UnsatisfiedReason = if status.isReachable {
+            .none
+        } else if flags.contains(.interventionRequired) {
+            .portal
+        } else {
+            switch snapshot.state {
+            case .asleep: .disabled
+            case .connecting, .disconnecting: .connecting
+            default: .noRoute
+            }
+        }
         self.init(
-            status: NetworkReachabilityStatus(flags: flags),
+            status: status,
             flags: flags,
             interfaceType: hasPath ? primary.interfaceType : .none,
             interface: hasPath ? snapshot.primaryDevices.first?.publishedInterface ?? "" : "",
             metered: metered,
             connectivity: Connectivity(snapshot.connectivity),
-            backend: .networkmanager
+            backend: .networkmanager,
+            source: .networkManager,
+            unsatisfiedReason: reason
         )
     }
 }

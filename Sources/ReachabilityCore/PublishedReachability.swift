@@ -25,6 +25,10 @@ public struct PublishedReachability: Sendable, Hashable {
     public var connectivity: Connectivity
     /// `Backend`: `nil` when there is no source at all (then `status` is `.unknown`).
     public var backend: Backend?
+    /// `Source`: `nil` when there is no source at all.
+    public var source: ReachabilitySource?
+    /// `UnsatisfiedReason`: `.none` exactly when `status` is reachable.
+    public var unsatisfiedReason: UnsatisfiedReason
 
     public init(
         status: NetworkReachabilityStatus,
@@ -33,7 +37,9 @@ public struct PublishedReachability: Sendable, Hashable {
         interface: String,
         metered: Bool,
         connectivity: Connectivity,
-        backend: Backend?
+        backend: Backend?,
+        source: ReachabilitySource? = nil,
+        unsatisfiedReason: UnsatisfiedReason? = nil
     ) {
         self.status = status
         self.flags = flags
@@ -42,6 +48,9 @@ public struct PublishedReachability: Sendable, Hashable {
         self.metered = metered
         self.connectivity = connectivity
         self.backend = backend
+        self.source = source ?? backend.map { $0 == .networkmanager ? .networkManager : .netlink }
+        self.unsatisfiedReason = unsatisfiedReason
+            ?? (status.isReachable ? .none : backend == nil ? .unknown : .noRoute)
     }
 
     /// What is published while no backend answers: Status -1, Flags 0, Backend "".
@@ -65,4 +74,6 @@ public struct PublishedReachability: Sendable, Hashable {
     public var statusString: String { status.string }
     /// `Backend` as D-Bus carries it: `""` when there is no source.
     public var backendName: String { backend?.rawValue ?? "" }
+    /// `Source` as D-Bus carries it: `""` when there is no source.
+    public var sourceName: String { source?.rawValue ?? "" }
 }

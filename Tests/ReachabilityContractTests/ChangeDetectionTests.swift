@@ -37,12 +37,12 @@ struct ChangeDetectionTests {
         let netlink = PublishedReachability(
             status: .reachableViaWiFi, flags: [.reachable], interfaceType: .wifi, interface: "wlan0",
             metered: false, connectivity: .unknown, backend: .netlink)
-        #expect(netlink.changedProperties(from: Self.wifi) == ["Connectivity", "Backend"])
+        #expect(netlink.changedProperties(from: Self.wifi) == ["Connectivity", "Backend", "Source"])
         #expect(!netlink.signalDue(from: Self.wifi))
 
         var sameConnectivity = Self.wifi
         sameConnectivity.backend = .netlink
-        #expect(sameConnectivity.changedProperties(from: Self.wifi) == ["Backend"])
+        #expect(sameConnectivity.changedProperties(from: Self.wifi) == ["Backend"], "Source is set where the value is made")
     }
 
     @Test func interfaceRenameIsNoReachabilityChange() {
@@ -55,7 +55,7 @@ struct ChangeDetectionTests {
     @Test func firstSourceAfterUnknownChangesEverythingThatDiffers() {
         #expect(Self.wifi.changedProperties(from: .unknown) == [
             "Status", "Flags", "Reachable", "ReachableViaWiFi", "StatusString", "InterfaceType", "Interface",
-            "Connectivity", "Backend",
+            "Connectivity", "Backend", "Source", "UnsatisfiedReason",
         ])
         #expect(Self.wifi.signalDue(from: .unknown))
     }

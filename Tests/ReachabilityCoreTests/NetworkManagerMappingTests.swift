@@ -60,7 +60,7 @@ struct NetworkManagerMappingTests {
         #expect(result == PublishedReachability(
             status: .notReachable, flags: [.reachable, .connectionRequired, .interventionRequired],
             interfaceType: .wifi, interface: "wlan0", metered: false, connectivity: .portal,
-            backend: .networkmanager))
+            backend: .networkmanager, unsatisfiedReason: .portal))
         #expect(result.statusString == "Not Reachable")
     }
 
@@ -215,7 +215,7 @@ struct NetworkManagerMappingTests {
             activatingConnectionType: type, activatingDevices: devices))
         #expect(result == PublishedReachability(
             status: .notReachable, flags: flags, interfaceType: .none, interface: "", metered: metered,
-            connectivity: .none, backend: .networkmanager))
+            connectivity: .none, backend: .networkmanager, unsatisfiedReason: .connecting))
     }
 
     @Test func connectingIgnoresThePrimaryConnectionsMedium() {

@@ -30,10 +30,11 @@ struct NetworkManagerMockTests {
     static let gsm             = row(1, 0x40002, true,  true,  false, "Reachable via WWAN", "wwan",     "wwan0", true,  "full",    nm)
     static let ethernet        = row(2, 0x2,     true,  false, true,  "Reachable via WiFi", "ethernet", "eth0",  false, "full",    nm)
     static let vpnOverWiFi     = row(2, 0x3,     true,  false, true,  "Reachable via WiFi", "vpn",      "wlan0", false, "full",    nm)
-    static let portal          = row(0, 0x16,    false, false, false, "Not Reachable",      "wifi",     "wlan0", false, "portal",  nm)
+    static let portal          = row(0, 0x16,    false, false, false, "Not Reachable",      "wifi",     "wlan0", false, "portal",  nm).because("portal")
     static let limited         = row(2, 0x2,     true,  false, true,  "Reachable via WiFi", "wifi",     "wlan0", false, "limited", nm)
-    static let connecting      = row(0, 0x4,     false, false, false, "Not Reachable",      "none",     "",      false, "full",    nm)
-    static let connectingModem = row(0, 0x40004, false, false, false, "Not Reachable",      "none",     "",      true,  "full",    nm)
+    static let connecting      = row(0, 0x4,     false, false, false, "Not Reachable",      "none",     "",      false, "full",    nm).because("connecting")
+    static let connectingModem = row(0, 0x40004, false, false, false, "Not Reachable",      "none",     "",      true,  "full",    nm).because("connecting")
+    static let asleep          = offline.because("disabled")
     static let noPrimary       = row(2, 0x2,     true,  false, true,  "Reachable via WiFi", "other",    "",      false, "full",    nm)
     // reachd's own network namespace: a default route via 192.0.2.1 over veth rv0.
     static let kernel          = row(2, 0x2,     true,  false, true,  "Reachable via WiFi", "ethernet", "rv0",   false, "unknown", "netlink")
@@ -88,11 +89,11 @@ struct NetworkManagerMockTests {
              change: manager("Connectivity", "u", "2")),
         Step(label: "Connectivity LIMITED is reachable", expected: limited, change: manager("Connectivity", "u", "3")),
         Step(label: "Connectivity FULL changes only Connectivity", expected: wifi, change: manager("Connectivity", "u", "4")),
-        Step(label: "ASLEEP", expected: offline, change: state(10)),
+        Step(label: "ASLEEP", expected: asleep, change: state(10)),
         Step(label: "CONNECTED_GLOBAL after ASLEEP", expected: wifi, change: state(70)),
         Step(label: "DISCONNECTED", expected: offline, change: state(20)),
         Step(label: "CONNECTED_GLOBAL after DISCONNECTED", expected: wifi, change: state(70)),
-        Step(label: "DISCONNECTING", expected: offline, change: state(30)),
+        Step(label: "DISCONNECTING", expected: offline.because("connecting"), change: state(30)),
         Step(label: "CONNECTED_GLOBAL after DISCONNECTING", expected: wifi, change: state(70)),
         Step(label: "CONNECTED_LOCAL", expected: offline, change: state(50)),
         Step(label: "CONNECTED_GLOBAL after CONNECTED_LOCAL", expected: wifi, change: state(70)),

@@ -92,7 +92,7 @@ struct RealNetworkManagerTests {
                 try await expect(connected, within: .seconds(20), after: "carrier-up")
                 let nmcli = ["DBUS_SYSTEM_BUS_ADDRESS": systemBus]
                 try await runToolChecked("nmcli", ["networking", "off"], environment: nmcli)
-                try await expect(offline, within: .seconds(10), after: "nmcli networking off")
+                try await expect(offline.because("disabled"), within: .seconds(10), after: "nmcli networking off")
                 try await runToolChecked("nmcli", ["networking", "on"], environment: nmcli)
                 try await expect(connected, within: .seconds(20), after: "nmcli networking on")
                 try await namespaces.run("kill-nm")

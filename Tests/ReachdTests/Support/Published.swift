@@ -1,6 +1,6 @@
 import TestSupport
 
-/// The eleven properties of `io.reachd.Reachability1` as a client reads them.
+/// The reachability properties of `io.reachd.Reachability1` as a client reads them.
 /// Tests write these by hand from docs/mapping.md's tables.
 struct Published: Equatable, Sendable, CustomStringConvertible {
     var status: Int32
@@ -14,11 +14,40 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
     var metered: Bool
     var connectivity: String
     var backend: String
+    var source: String
+    var unsatisfiedReason: String
 
     static let names = [
         "Status", "Flags", "Reachable", "ReachableViaWWAN", "ReachableViaWiFi", "StatusString",
-        "InterfaceType", "Interface", "Metered", "Connectivity", "Backend",
+        "InterfaceType", "Interface", "Metered", "Connectivity", "Backend", "Source", "UnsatisfiedReason",
     ]
+
+    /// `source` defaults to what `backend` implies without overrides; `unsatisfiedReason` to ""
+    /// when reachable, "unknown" without a source, else "no-route".
+    init(status: Int32, flags: UInt32, reachable: Bool, reachableViaWWAN: Bool, reachableViaWiFi: Bool,
+         statusString: String, interfaceType: String, interface: String, metered: Bool, connectivity: String,
+         backend: String, source: String? = nil, unsatisfiedReason: String? = nil) {
+        self.status = status
+        self.flags = flags
+        self.reachable = reachable
+        self.reachableViaWWAN = reachableViaWWAN
+        self.reachableViaWiFi = reachableViaWiFi
+        self.statusString = statusString
+        self.interfaceType = interfaceType
+        self.interface = interface
+        self.metered = metered
+        self.connectivity = connectivity
+        self.backend = backend
+        self.source = source ?? backend
+        self.unsatisfiedReason = unsatisfiedReason ?? (status > 0 ? "" : backend.isEmpty ? "unknown" : "no-route")
+    }
+
+    /// The same values with another `UnsatisfiedReason`.
+    func because(_ reason: String) -> Published {
+        var copy = self
+        copy.unsatisfiedReason = reason
+        return copy
+    }
 
     /// What reachd publishes while it has no source at all.
     static let unknown = Published(
@@ -35,16 +64,18 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
             "ReachableViaWWAN": text(reachableViaWWAN), "ReachableViaWiFi": text(reachableViaWiFi),
             "StatusString": text(statusString), "InterfaceType": text(interfaceType), "Interface": text(interface),
             "Metered": text(metered), "Connectivity": text(connectivity), "Backend": text(backend),
+            "Source": text(source), "UnsatisfiedReason": text(unsatisfiedReason),
         ]
     }
 
-    /// `busctl get-property` of all eleven, one `TYPE VALUE` line each, in `names` order.
+    /// `busctl get-property` of them all, one `TYPE VALUE` line each, in `names` order.
     var busctlLines: String {
         func text(_ value: Bool) -> String { "b \(value)" }
         func text(_ value: String) -> String { "s \"\(value)\"" }
         return [
             "i \(status)", "u \(flags)", text(reachable), text(reachableViaWWAN), text(reachableViaWiFi),
             text(statusString), text(interfaceType), text(interface), text(metered), text(connectivity), text(backend),
+            text(source), text(unsatisfiedReason),
         ].joined(separator: "\n") + "\n"
     }
 
@@ -65,7 +96,7 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
     var description: String {
         "Status \(status), Flags 0x\(String(flags, radix: 16)), Reachable \(reachable), WWAN \(reachableViaWWAN), "
             + "WiFi \(reachableViaWiFi), \"\(statusString)\", \(interfaceType) \"\(interface)\", Metered \(metered), "
-            + "Connectivity \(connectivity), Backend \"\(backend)\""
+            + "Connectivity \(connectivity), Backend \"\(backend)\", Source \"\(source)\", UnsatisfiedReason \"\(unsatisfiedReason)\""
     }
 }
 
