@@ -12,6 +12,19 @@ extension PublishedReachability {
         ContractProperty("Backend", "s") { .string($0.backendName) },
         ContractProperty("Source", "s") { .string($0.sourceName) },
         ContractProperty("UnsatisfiedReason", "s") { .string($0.unsatisfiedReason.rawValue) },
+        ContractProperty("InterfaceVersion", "u") { _ in .uint32(PublishedReachability.interfaceVersion) },
+        ContractProperty("Level", "s") { .string($0.level.rawValue) },
+        ContractProperty("SupportsIPv4", "b") { .boolean($0.path.supportsIPv4) },
+        ContractProperty("SupportsIPv6", "b") { .boolean($0.path.supportsIPv6) },
+        ContractProperty("SupportsDNS", "b") { .boolean($0.path.supportsDNS) },
+        ContractProperty("ConnectivityChecked", "b") { .boolean($0.path.connectivityChecked) },
+        ContractProperty("UnderlyingInterfaceType", "s") { .string($0.path.underlyingInterfaceType?.rawValue ?? "") },
+        ContractProperty("Gateways", "as") { .array(element: "s", $0.path.gateways.map(DBusValue.string)) },
+        ContractProperty("AvailableInterfaces", "a(ssb)") {
+            .array(element: "(ssb)", $0.path.availableInterfaces.map {
+                .structure([.string($0.name), .string($0.type.rawValue), .boolean($0.hasInternetPath)])
+            })
+        },
     ]
 
     /// The D-Bus property names, in the order `changedProperties(from:)` reports them.

@@ -31,6 +31,14 @@ public struct NetworkManagerSnapshot: Sendable, Hashable {
     /// The `Devices` of the manager's `ActivatingConnection`.
     public var activatingDevices: [NetworkDevice]
 
+    /// The manager's `ConnectivityCheckEnabled` and `ConnectivityCheckAvailable`: with either
+    /// false, NetworkManager fakes FULL whenever there is a default route.
+    public var connectivityCheckEnabled: Bool = false
+    public var connectivityCheckAvailable: Bool = false
+
+    /// NetworkManager's connectivity check runs, so its `full` was checked.
+    public var connectivityCheckIsLive: Bool { connectivityCheckEnabled && connectivityCheckAvailable }
+
     public init(
         state: NMState,
         connectivity: NMConnectivityState = .unknown,

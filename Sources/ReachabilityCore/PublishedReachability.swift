@@ -29,6 +29,8 @@ public struct PublishedReachability: Sendable, Hashable {
     public var source: ReachabilitySource?
     /// `UnsatisfiedReason`: `.none` exactly when `status` is reachable.
     public var unsatisfiedReason: UnsatisfiedReason
+    /// The path API's facts: families, DNS, the check, gateways, available interfaces.
+    public var path: PathFacts = .none
 
     public init(
         status: NetworkReachabilityStatus,

@@ -10,13 +10,14 @@ import ReachabilityCore
 /// kernel address change while NetworkManager decides) neither announces nor
 /// restarts the settle timer, so a chatty kernel cannot postpone a real change.
 ///
-/// A kernel view that could not be read (the kernel did not answer a route
-/// lookup) is not a value: the last computed value stands, the failure is
-/// logged once, and the computation is retried with a bounded backoff.
+/// The value is computed from NetworkManager's last word and the kernel's
+/// paths together (`compute`); a kernel that could not be read (it did not
+/// answer a route lookup) gives no value: the last computed value stands, the
+/// failure is logged once, and the computation is retried with a bounded backoff.
 ///
 /// ```swift
 /// let merger = ChangeMerger(settle: .milliseconds(500), logger: logger,
-///                           kernelView: { try kernelDefaultRoutes() },
+///                           compute: { snapshot in try value(networkManager: snapshot) },
 ///                           start: { publisher.setInitial($0) },
 ///                           announce: { await publish($0) },
 ///                           sourcesChanged: { reevaluateMonitors() })
@@ -31,11 +32,12 @@ actor ChangeMerger {
         case kernelChanged
     }
 
-    typealias KernelView = @Sendable () throws(RouteLookupFailure) -> PublishedReachability
+    /// The published value for NetworkManager's last word (nil: absent), read with the kernel's paths.
+    typealias Compute = @Sendable (NetworkManagerSnapshot?) throws(RouteLookupFailure) -> PublishedReachability
 
     private let settle: Duration
     private let logger: Logger
-    private let kernelView: KernelView
+    private let compute: Compute
     private let start: @Sendable (PublishedReachability) -> Void
     private let announce: @Sendable (PublishedReachability) async -> Void
     private let sourcesChanged: @Sendable () -> Void
@@ -55,14 +57,14 @@ actor ChangeMerger {
     /// told of every event once the first value is known (host monitors follow
     /// the sources themselves).
     init(
-        settle: Duration, logger: Logger, kernelView: @escaping KernelView,
+        settle: Duration, logger: Logger, compute: @escaping Compute,
         start: @escaping @Sendable (PublishedReachability) -> Void,
         announce: @escaping @Sendable (PublishedReachability) async -> Void,
         sourcesChanged: @escaping @Sendable () -> Void
     ) {
         self.settle = settle
         self.logger = logger
-        self.kernelView = kernelView
+        self.compute = compute
         self.start = start
         self.announce = announce
         self.sourcesChanged = sourcesChanged
@@ -102,15 +104,11 @@ actor ChangeMerger {
 
     private func recompute() async {
         let value: PublishedReachability
-        if let networkManager {
-            value = PublishedReachability(networkManager: networkManager)
-        } else {
-            do {
-                value = try kernelView()
-            } catch {
-                noteFailure(error)
-                return
-            }
+        do {
+            value = try compute(networkManager)
+        } catch {
+            noteFailure(error)
+            return
         }
         retry?.cancel()
         retry = nil
@@ -144,7 +142,7 @@ actor ChangeMerger {
 
     private func noteFailure(_ error: RouteLookupFailure) {
         if !backoff.isFailing {
-            logger.warning("could not read the kernel's default routes (\(error)); keeping the last state and retrying")
+            logger.warning("could not read the kernel's paths (\(error)); keeping the last state and retrying")
         }
         guard retry == nil else { return }
         let delay = backoff.next()

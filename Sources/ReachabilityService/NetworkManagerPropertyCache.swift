@@ -93,7 +93,7 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         let primaryDevices = devices(of: primary)
         var primaryType = string(manager["PrimaryConnectionType"])
         if primaryType.isEmpty, let primary { primaryType = string(objects[primary]?["Type"]) }
-        return NetworkManagerSnapshot(
+        var snapshot = NetworkManagerSnapshot(
             state: NMState(rawValue: uint32(manager["State"])),
             connectivity: NMConnectivityState(rawValue: uint32(manager["Connectivity"])),
             metered: NMMetered(rawValue: uint32(manager["Metered"])),
@@ -102,6 +102,9 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
             primaryRouteHasGateway: gatewayKnown(for: primary),
             activatingConnectionType: activating.map { string(objects[$0]?["Type"]) } ?? "",
             activatingDevices: devices(of: activating))
+        snapshot.connectivityCheckEnabled = manager["ConnectivityCheckEnabled"] == .boolean(true)
+        snapshot.connectivityCheckAvailable = manager["ConnectivityCheckAvailable"] == .boolean(true)
+        return snapshot
     }
 
     private func devices(of connection: ObjectPath?) -> [NetworkDevice] {

@@ -103,7 +103,8 @@ public struct ReachabilityDaemon: Sendable {
 
         let merger = ChangeMerger(
             settle: configuration.settle, logger: logger,
-            kernelView: { () throws(RouteLookupFailure) in try Self.kernelView(paths) },
+            compute: { [reader = PathFactsReader(paths: paths, routes: routes, defaultRoutes: defaultRoutes)]
+                snapshot throws(RouteLookupFailure) in try Self.value(networkManager: snapshot, reader: reader) },
             start: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) },
             sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
@@ -159,12 +160,16 @@ public struct ReachabilityDaemon: Sendable {
         }
     }
 
-    /// The published value without NetworkManager: the kernel's Internet paths.
-    private static func kernelView(_ paths: KernelPathFinder) throws(RouteLookupFailure) -> PublishedReachability {
-        // Both paths usually leave by the same interface: read it once.
-        let links = LinkSnapshots()
-        return PublishedReachability(kernelPath4: try paths.path(.v4, links: links),
-                                     kernelPath6: try paths.path(.v6, links: links))
+    /// The published value: NetworkManager's word when it is there, else the
+    /// kernel's Internet paths; the path API's facts from the kernel either way.
+    private static func value(networkManager snapshot: NetworkManagerSnapshot?, reader: PathFactsReader)
+        throws(RouteLookupFailure) -> PublishedReachability {
+        let reading = try reader.read()
+        var value = snapshot.map(PublishedReachability.init(networkManager:))
+            ?? PublishedReachability(kernelPath4: reading.ipv4, kernelPath6: reading.ipv6)
+        value.path = reading.facts
+        value.path.connectivityChecked = snapshot?.connectivityCheckIsLive ?? false
+        return value
     }
 
     /// The probe addresses the configuration names (validated by the command line).

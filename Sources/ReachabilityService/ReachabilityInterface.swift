@@ -18,6 +18,14 @@ enum ReachabilityInterface {
                     let value = current()
                     return [.int32(value.status.rawValue), .uint32(value.flags.rawValue)]
                 },
+                // Every property in one round trip, keyed as GetAll keys them.
+                MethodDeclaration(name: ReachabilityContract.getPath, outputs: ["path": "a{sv}"]) { _, _ in
+                    let value = current()
+                    let entries = PublishedReachability.contractProperties.map {
+                        DictionaryEntry(.string($0.name), .variant($0.read(value)))
+                    } + [DictionaryEntry(.string(ReachabilityContract.monitorCount), .variant(.uint32(UInt32(monitors.count))))]
+                    return [.dictionary(key: "s", value: "v", entries)]
+                },
                 // Validation answers at once; the evaluation (which may resolve a
                 // name) runs as a task so a slow resolver holds up no one else.
                 MethodDeclaration(name: ReachabilityContract.managerForDomain, inputs: ["domain": "s"], outputs: ["monitor": "o"],

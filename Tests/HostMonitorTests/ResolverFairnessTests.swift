@@ -30,9 +30,9 @@ struct ResolverFairnessTests {
                     #expect(try await other.checkHost(namespaces.peerAddress) == .reachableDirect)
                     let took = ContinuousClock.now - started
                     // Before, localhost queued behind the flood and answered Not Reachable after
-                    // the 5 s timeout; the answer above is what shows the difference, and
-                    // this bound (loose, for shared machines) that it did not wait for it.
-                    #expect(took < .seconds(4), "localhost and a literal answered in \(took)")
+                    // the 5 s timeout: the answers above are the test. The bound only catches a
+                    // hang (loose: shared machines are slow); Scripts/reliability measures p99.
+                    #expect(took < .seconds(15), "localhost and a literal answered in \(took)")
                 }
             }
         }
@@ -48,7 +48,9 @@ struct ResolverFairnessTests {
                     let started = ContinuousClock.now
                     #expect(try await third.checkHost(namespaces.dnsName) == .reachableDirect)
                     let took = ContinuousClock.now - started
-                    #expect(took < .seconds(4), "each flooder holds at most two resolver threads; the third client's name took \(took)")
+                    // The answer above is the test (queued behind the flood, the name timed out and
+                    // read Not Reachable); this bound is loose because shared machines are slow.
+                    #expect(took < .seconds(15), "each flooder holds at most two resolver threads; the third client's name took \(took)")
                 }
             }
         }

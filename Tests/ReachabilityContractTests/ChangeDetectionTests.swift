@@ -55,7 +55,7 @@ struct ChangeDetectionTests {
     @Test func firstSourceAfterUnknownChangesEverythingThatDiffers() {
         #expect(Self.wifi.changedProperties(from: .unknown) == [
             "Status", "Flags", "Reachable", "ReachableViaWiFi", "StatusString", "InterfaceType", "Interface",
-            "Connectivity", "Backend", "Source", "UnsatisfiedReason",
+            "Connectivity", "Backend", "Source", "UnsatisfiedReason", "Level",
         ])
         #expect(Self.wifi.signalDue(from: .unknown))
     }
@@ -79,7 +79,7 @@ struct ChangeDetectionTests {
         portal.flags = [.reachable, .connectionRequired, .interventionRequired]
         portal.connectivity = .portal
         #expect(portal.changedProperties(from: Self.wifi) == [
-            "Status", "Flags", "Reachable", "ReachableViaWiFi", "StatusString", "Connectivity",
+            "Status", "Flags", "Reachable", "ReachableViaWiFi", "StatusString", "Connectivity", "Level",
         ])
         #expect(portal.signalDue(from: Self.wifi))
     }

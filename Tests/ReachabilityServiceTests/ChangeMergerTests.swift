@@ -40,7 +40,10 @@ struct ChangeMergerTests {
     static func merger(settle: Duration = .zero, kernel: Kernel = Kernel(), record: Record) -> ChangeMerger {
         ChangeMerger(
             settle: settle, logger: Logger(label: "test"),
-            kernelView: { () throws(RouteLookupFailure) in try kernel.view() },
+            compute: { snapshot throws(RouteLookupFailure) in
+                let kernelView = try kernel.view()
+                return snapshot.map(PublishedReachability.init(networkManager:)) ?? kernelView
+            },
             start: { record.add("start \($0.statusString) \($0.interface)") },
             announce: { record.add("announce \($0.statusString) \($0.interface)") },
             sourcesChanged: { record.add("sources changed") })

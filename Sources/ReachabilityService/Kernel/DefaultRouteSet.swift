@@ -68,6 +68,12 @@ final class DefaultRouteSet: Sendable {
         return state.withLock { Set($0.entries.map(\.outputInterface)) }
     }
 
+    /// The outgoing links of every default route if the set has been made, nil
+    /// otherwise: for answers that may use it but must not pay for a dump.
+    func outputInterfacesIfKnown() -> Set<UInt32>? {
+        state.withLock { $0.loaded && !$0.stale ? Set($0.entries.map(\.outputInterface)) : nil }
+    }
+
     private static func key(_ route: RouteMessage) -> Key? {
         guard route.destinationLength == 0, route.type == .unicast, route.outputInterface != 0 else { return nil }
         return Key(family: route.family, table: route.table, priority: route.priority, outputInterface: route.outputInterface)

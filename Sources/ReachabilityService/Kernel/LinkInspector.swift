@@ -84,6 +84,9 @@ enum LinkInspector {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
+    /// Every network interface of this namespace, by name, sorted.
+    static func allNames() -> [String] { entries(of: "/sys/class/net") }
+
     /// The names in a directory, sorted (so a bond's first port is the same every round),
     /// empty if it does not exist.
     private static func entries(of path: String) -> [String] {

@@ -16,17 +16,21 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
     var backend: String
     var source: String
     var unsatisfiedReason: String
+    var level: String
 
     static let names = [
         "Status", "Flags", "Reachable", "ReachableViaWWAN", "ReachableViaWiFi", "StatusString",
-        "InterfaceType", "Interface", "Metered", "Connectivity", "Backend", "Source", "UnsatisfiedReason",
+        "InterfaceType", "Interface", "Metered", "Connectivity", "Backend", "Source", "UnsatisfiedReason", "Level",
     ]
 
     /// `source` defaults to what `backend` implies without overrides; `unsatisfiedReason` to ""
-    /// when reachable, "unknown" without a source, else "no-route".
+    /// when reachable, "unknown" without a source, else "no-route"; `level` to "dns" when
+    /// reachable (the machine's DNS server has a path; NetworkManager's check never runs in
+    /// these tests, so never "online"), "unknown" without a source, else "link" (reachd's
+    /// namespace keeps its uplink's carrier).
     init(status: Int32, flags: UInt32, reachable: Bool, reachableViaWWAN: Bool, reachableViaWiFi: Bool,
          statusString: String, interfaceType: String, interface: String, metered: Bool, connectivity: String,
-         backend: String, source: String? = nil, unsatisfiedReason: String? = nil) {
+         backend: String, source: String? = nil, unsatisfiedReason: String? = nil, level: String? = nil) {
         self.status = status
         self.flags = flags
         self.reachable = reachable
@@ -40,6 +44,14 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
         self.backend = backend
         self.source = source ?? backend
         self.unsatisfiedReason = unsatisfiedReason ?? (status > 0 ? "" : backend.isEmpty ? "unknown" : "no-route")
+        self.level = level ?? (status > 0 ? "dns" : backend.isEmpty ? "unknown" : "link")
+    }
+
+    /// The same values at another `Level`.
+    func atLevel(_ level: String) -> Published {
+        var copy = self
+        copy.level = level
+        return copy
     }
 
     /// The same values with another `UnsatisfiedReason`.
@@ -64,7 +76,7 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
             "ReachableViaWWAN": text(reachableViaWWAN), "ReachableViaWiFi": text(reachableViaWiFi),
             "StatusString": text(statusString), "InterfaceType": text(interfaceType), "Interface": text(interface),
             "Metered": text(metered), "Connectivity": text(connectivity), "Backend": text(backend),
-            "Source": text(source), "UnsatisfiedReason": text(unsatisfiedReason),
+            "Source": text(source), "UnsatisfiedReason": text(unsatisfiedReason), "Level": text(level),
         ]
     }
 
@@ -75,7 +87,7 @@ struct Published: Equatable, Sendable, CustomStringConvertible {
         return [
             "i \(status)", "u \(flags)", text(reachable), text(reachableViaWWAN), text(reachableViaWiFi),
             text(statusString), text(interfaceType), text(interface), text(metered), text(connectivity), text(backend),
-            text(source), text(unsatisfiedReason),
+            text(source), text(unsatisfiedReason), text(level),
         ].joined(separator: "\n") + "\n"
     }
 
