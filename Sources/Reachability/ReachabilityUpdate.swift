@@ -26,6 +26,19 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var connectivity: Connectivity
     /// `Backend`: the service's live source; `nil` when it has none or the service is not there.
     public var backend: Backend?
+    /// `Source`: NetworkManager's word, refined or overridden by the kernel's path; `nil` when
+    /// the service has none (or is older than the path API).
+    public var source: ReachabilitySource?
+    /// `UnsatisfiedReason`: why the network is not usable (`.none` when reachable); `.unknown`
+    /// without a source.
+    public var unsatisfiedReason: UnsatisfiedReason = .unknown
+    /// `Level`: how far the network goes.
+    public var level: NetworkLevel = .unknown
+    /// `InterfaceVersion`: 2 for a reachd with the path API, 1 (absent) before it.
+    public var interfaceVersion: UInt32 = 1
+    /// The path API's facts (`SupportsIPv4`, …, `AvailableInterfaces`); all false and empty
+    /// from an older reachd.
+    public var path: PathFacts = .none
 
     public init(
         status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
@@ -72,6 +85,33 @@ extension ReachabilityUpdate {
                 connectivity = Connectivity(rawValue: text) ?? .unknown
             case ("Backend", .string(let text)):
                 backend = Backend(rawValue: text)
+            case ("Source", .string(let text)):
+                source = ReachabilitySource(rawValue: text)
+            case ("UnsatisfiedReason", .string(let text)):
+                unsatisfiedReason = UnsatisfiedReason(rawValue: text) ?? .unknown
+            case ("Level", .string(let text)):
+                level = NetworkLevel(rawValue: text) ?? .unknown
+            case ("InterfaceVersion", .uint32(let version)):
+                interfaceVersion = version
+            case ("SupportsIPv4", .boolean(let value)):
+                path.supportsIPv4 = value
+            case ("SupportsIPv6", .boolean(let value)):
+                path.supportsIPv6 = value
+            case ("SupportsDNS", .boolean(let value)):
+                path.supportsDNS = value
+            case ("ConnectivityChecked", .boolean(let value)):
+                path.connectivityChecked = value
+            case ("UnderlyingInterfaceType", .string(let text)):
+                path.underlyingInterfaceType = text.isEmpty ? nil : InterfaceType(rawValue: text) ?? .other
+            case ("Gateways", .array(_, let items)):
+                path.gateways = items.compactMap(\.stringValue)
+            case ("AvailableInterfaces", .array(_, let items)):
+                path.availableInterfaces = items.compactMap { item in
+                    guard case .structure(let fields) = item, fields.count == 3, let name = fields[0].stringValue,
+                          let type = fields[1].stringValue, case .boolean(let hasPath) = fields[2] else { return nil }
+                    return PathFacts.AvailableInterface(name: name, type: InterfaceType(rawValue: type) ?? .other,
+                                                        hasInternetPath: hasPath)
+                }
             default:
                 break
             }

@@ -26,7 +26,7 @@ public final class ReachdProcess: Sendable {
     /// Where reachd runs.
     public enum Network: Sendable {
         /// A fresh network namespace (with a mount namespace and its own
-        /// /sys, which reachd reads link facts from) whose only default
+        /// /sys, which reachd reads link facts from), loopback up, whose only default
         /// route leaves over veth `rv0` via 192.0.2.1: the kernel's view is
         /// Reachable over ethernet `rv0`. It goes away with reachd. Its
         /// netlink backend (which takes over while NetworkManager is away)
@@ -65,7 +65,7 @@ public final class ReachdProcess: Sendable {
         case .privateWithDefaultRoute:
             launcher = "/usr/bin/unshare"
             let setup = """
-                mount -t sysfs sysfs /sys && \
+                mount -t sysfs sysfs /sys && ip link set lo up && \
                 ip link add rv0 type veth peer name rv1 && ip link set rv1 up && \
                 ip address add 192.0.2.2/24 dev rv0 && ip link set rv0 up && \
                 ip route add default via 192.0.2.1 && exec "$0" "$@"

@@ -7,7 +7,9 @@ extension ReachdProcess {
     /// Starts reachd and returns once it owns its name (so it has its first state).
     convenience init(session: PrivateBus, system: PrivateBus, arguments: [String] = []) async throws {
         // reachd is the one child that keeps DBUS_FATAL_WARNINGS: misuse of libdbus in it must fail loudly.
-        try self.init(session: session, systemBus: system.address, network: .current, arguments: arguments)
+        // In a namespace of its own whose routes are known (rv0, default via 192.0.2.1), so that
+        // the kernel view reachd checks NetworkManager against is the same on every machine.
+        try self.init(session: session, systemBus: system.address, network: .privateWithDefaultRoute, arguments: arguments)
         do {
             try await waitUntilServing(timeout: .seconds(15))
         } catch {
