@@ -11,6 +11,8 @@ enum ExitStatus: Int32 {
     case serviceUnavailable = 3
     /// reachd refused the request: invalid host, too many monitors, or not supported by this reachd.
     case refused = 4
+    /// `wait --level online` where no connectivity check runs: it can never hold here.
+    case cannotEvaluate = 5
 
     static let help = """
         EXIT STATUS
@@ -18,6 +20,7 @@ enum ExitStatus: Int32 {
           1   wait: not reachable before the timeout
           3   reachd unavailable (no session bus; not running, not activatable)
           4   reachd refused (invalid host, monitor limit, not supported)
+          5   wait: the condition can never hold here (online without a connectivity check)
           64  usage error
         """
 

@@ -48,7 +48,7 @@ enum Output {
         update.interface.isEmpty ? update.interfaceType.rawValue : "\(update.interface) (\(update.interfaceType.rawValue))"
     }
 
-    static func json(_ report: Report) -> String {
+    static func json(_ report: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a struct of strings, numbers and booleans cannot fail.

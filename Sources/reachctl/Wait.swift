@@ -4,76 +4,90 @@ import Reachability
 extension Reachctl {
     struct Wait: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Wait until the network (or one host) is reachable, like nm-online.",
+            abstract: "Wait until the network reaches a level (or one host is reachable), like nm-online.",
             discussion: """
-                Exits 0 as soon as the status is Reachable via WWAN or via WiFi, 1 if that does not \
-                happen before the timeout. While reachd is not on the bus it keeps waiting for it \
-                (until the timeout, then exits 3). Prints nothing on success.
+                Levels, each implying the ones before: link (a link that can carry an Internet path \
+                has carrier), routable (Status is reachable: no portal, no connection required), dns \
+                (routable, and a configured DNS server has a path), online (dns, and NetworkManager's \
+                connectivity check is live and says full).
+
+                Exits 0 as soon as the condition holds (at once if it already does), 1 if it does not \
+                before the timeout. --timeout 0 checks once without waiting (as nm-online; unlike \
+                systemd-networkd-wait-online, where 0 means no limit); inf waits without a limit. \
+                Only reachd's signals drive the wait: reachctl never polls. While reachd is not on \
+                the bus it keeps waiting for it; if it is still not there at the timeout, exit 3.
 
                 \(ExitStatus.help)
                 """)
 
-        @Option(help: "Give up after this many seconds; 0 checks once without waiting.")
-        var timeout: Double = 30
+        @Option(help: "link, routable (default), dns, online (also: internet, full).")
+        var level: String = "routable"
 
-        @Option(help: "Wait for this host (a DNS name or an IP address) instead of the default route.")
+        @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Also require an IPv4 path.")
+        var ipv4 = false
+
+        @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Also require an IPv6 path.")
+        var ipv6 = false
+
+        @Option(help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
+        var timeout: String = "30"
+
+        @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level.")
         var host: String?
 
+        @Flag(name: [.customShort("x"), .customLong("exit-early")],
+              help: "Exit 1 at once when the condition is not met and nothing is being connected.")
+        var exitEarly = false
+
+        @Option(help: "The condition must hold this many seconds before reachctl exits 0 (default 0).")
+        var stable: Double = 0
+
+        @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing.")
+        var quiet = false
+
+        @Flag(help: "Print the final evaluation as one JSON object on standard output.")
+        var json = false
+
         func validate() throws {
-            guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be 0 or more seconds") }
+            guard WaitCondition.Level(level) != nil else {
+                throw ValidationError("unknown --level '\(level)' (link, routable, dns, online)")
+            }
+            guard let seconds = Self.seconds(timeout), seconds >= 0 else {
+                throw ValidationError("--timeout must be 0 or more seconds, or inf")
+            }
+            _ = seconds
+            guard stable >= 0, stable.isFinite else { throw ValidationError("--stable must be 0 or more seconds") }
+            if (ipv4 || ipv6) && WaitCondition.Level(level) == .link {
+                throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
+            }
+            if host != nil && (ipv4 || ipv6) { throw ValidationError("-4 and -6 do not apply to --host") }
+        }
+
+        static func seconds(_ text: String) -> Double? {
+            if ["inf", "infinity"].contains(text.lowercased()) { return .infinity }
+            guard let value = Double(text), value.isFinite else { return nil }
+            return value
         }
 
         func run() async throws {
+            let condition = WaitCondition(level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6)
             let manager = NetworkReachabilityManager(host.map { .init(host: $0) } ?? .defaultRoute)
-            if timeout == 0 {
-                let update: ReachabilityUpdate
-                do {
-                    update = try await manager.fetchUpdate()
-                } catch {
-                    throw ExitStatus.failure(error)
-                }
-                guard update.isReachable else { throw timedOut(update.status) }
+            let waiter = Waiter(condition: condition, forHost: host != nil, timeout: Self.seconds(timeout)!,
+                                stable: .seconds(stable), exitEarly: exitEarly, quiet: quiet)
+            let outcome = await waiter.wait(on: manager)
+            if json { Output.line(Output.json(outcome.report)) }
+            switch outcome.ending {
+            case .satisfied:
                 return
+            case .notSatisfied(let text):
+                if !quiet { Output.error(text) }
+                throw ExitCode(ExitStatus.timedOut.rawValue)
+            case .failed(let error):
+                throw ExitStatus.failure(error)
+            case .cannotEvaluate(let text):
+                if !quiet { Output.error(text) }
+                throw ExitCode(ExitStatus.cannotEvaluate.rawValue)
             }
-            let outcome = await withTaskGroup(of: Outcome.self) { group in
-                group.addTask {
-                    for await update in manager.updates {
-                        if update.isReachable { return .reachable }
-                        // A refusal (invalid host, limit) will not go away by waiting; unavailability may.
-                        if update.status == .unknown, let error = manager.lastError, !error.isServiceUnavailable {
-                            return .refused(error)
-                        }
-                    }
-                    return .timedOut
-                }
-                group.addTask { [timeout] in
-                    try? await Task.sleep(for: .seconds(timeout))
-                    return .timedOut
-                }
-                let first = await group.next() ?? .timedOut
-                group.cancelAll()
-                return first
-            }
-            switch outcome {
-            case .reachable: return
-            case .timedOut:
-                // Unknown because reachd could not be reached is not "the network is down".
-                if manager.networkReachabilityStatus == .unknown, let error = manager.lastError, error.isServiceUnavailable {
-                    throw ExitStatus.failure(error)
-                }
-                throw timedOut(manager.networkReachabilityStatus)
-            case .refused(let error): throw ExitStatus.failure(error)
-            }
-        }
-
-        private enum Outcome: Sendable {
-            case reachable, timedOut, refused(ReachabilityError)
-        }
-
-        private func timedOut(_ status: NetworkReachabilityStatus) -> ExitCode {
-            let what = host ?? "the network"
-            Output.error("\(what) is not reachable after \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)) s (\(Output.localized(status)))")
-            return ExitCode(ExitStatus.timedOut.rawValue)
         }
     }
 }

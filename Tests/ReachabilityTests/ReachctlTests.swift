@@ -161,7 +161,8 @@ struct ReachctlTests {
             let timedOut = try await world.reachctl("wait", "--timeout", "1", environment: Self.english)
             #expect(timedOut.status == 1, "\(timedOut.transcript)")
             #expect(ContinuousClock.now - started >= .seconds(1))
-            #expect(timedOut.standardError.contains("not reachable"))
+            #expect(timedOut.standardError.contains("timed out after 1 s: level routable not reached (no-route)"),
+                    "\(timedOut.transcript)")
             #expect(try await world.reachctl("wait", "--timeout", "0").status == 1)
             try await world.networkManager.setState(70, emittingStateChanged: false)
             try await world.waitForServiceStatus(.reachableViaWiFi)

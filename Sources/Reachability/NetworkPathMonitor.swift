@@ -1,0 +1,97 @@
+import Dispatch
+import Synchronization
+
+/// `NWPathMonitor` for Linux: the current `NetworkPath`, then each change, from reachd on the
+/// session bus (started by D-Bus activation where it is installed).
+///
+/// ```swift
+/// let monitor = NetworkPathMonitor(prohibitedInterfaceTypes: [.wwan])
+/// monitor.pathUpdateHandler = { path in print(path.status, path.availableInterfaces) }
+/// monitor.start(queue: .main)
+///
+/// for await path in NetworkPathMonitor().paths where path.status == .satisfied { break }
+/// ```
+public final class NetworkPathMonitor: Sendable {
+    private struct State {
+        var current: NetworkPath
+        var handler: (@Sendable (NetworkPath) -> Void)?
+        var delivery: Task<Void, Never>?
+    }
+
+    private let manager: NetworkReachabilityManager
+    private let filter: NetworkPath.InterfaceFilter
+    private let state: Mutex<State>
+
+    /// Every interface.
+    public convenience init() { self.init(filter: .any) }
+    /// Satisfied only through an interface of `requiredInterfaceType` that has an Internet path.
+    public convenience init(requiredInterfaceType: InterfaceType) { self.init(filter: .required(requiredInterfaceType)) }
+    /// Satisfied only through interfaces of none of these types.
+    public convenience init(prohibitedInterfaceTypes: [InterfaceType]) { self.init(filter: .prohibited(prohibitedInterfaceTypes)) }
+
+    /// A monitor seeing interfaces through `filter`, on the session bus at `sessionBusAddress`
+    /// (nil: the usual one).
+    public init(filter: NetworkPath.InterfaceFilter, sessionBusAddress: String? = nil) {
+        self.manager = NetworkReachabilityManager(.defaultRoute, sessionBusAddress: sessionBusAddress)
+        self.filter = filter
+        self.state = Mutex(State(current: NetworkPath(.unknown, filter: filter)))
+    }
+
+    deinit { cancel() }
+
+    /// The last path heard (unsatisfied, level unknown, before the first answer).
+    public var currentPath: NetworkPath { state.withLock { $0.current } }
+
+    /// Called with each new path on the queue given to `start(queue:)`.
+    public var pathUpdateHandler: (@Sendable (NetworkPath) -> Void)? {
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
+    }
+
+    /// Starts delivering paths to `pathUpdateHandler` on `queue`: the current one first.
+    public func start(queue: DispatchQueue) {
+        let updates = manager.updates
+        let task = Task { [filter] in
+            var last: NetworkPath?
+            for await update in updates {
+                let path = NetworkPath(update, filter: filter)
+                guard path != last else { continue }
+                last = path
+                let handler = self.state.withLock { state in
+                    state.current = path
+                    return state.handler
+                }
+                if let handler { queue.async { handler(path) } }
+            }
+        }
+        let earlier = state.withLock { state in
+            defer { state.delivery = task }
+            return state.delivery
+        }
+        earlier?.cancel()
+    }
+
+    /// Stops delivery; the connection to reachd is let go.
+    public func cancel() {
+        state.withLock { $0.delivery }?.cancel()
+    }
+
+    /// The current path first, then each change, as long as the stream is consumed.
+    public var paths: AsyncStream<NetworkPath> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(64))
+        let updates = manager.updates
+        let task = Task { [filter] in
+            var last: NetworkPath?
+            for await update in updates {
+                let path = NetworkPath(update, filter: filter)
+                guard path != last else { continue }
+                last = path
+                self.state.withLock { $0.current = path }
+                continuation.yield(path)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

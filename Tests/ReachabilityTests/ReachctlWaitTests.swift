@@ -1,0 +1,92 @@
+import Foundation
+import Reachability
+import TestSupport
+import Testing
+
+/// `reachctl wait` with levels, as scripts and units use it: exit 0 the moment the level
+/// holds (at once when it already does), 1 when it does not, 5 when it never can here, 64
+/// for a contradiction. reachd runs in a namespace of its own (rv0, default via
+/// 192.0.2.1), behind python-dbusmock's NetworkManager, which runs no connectivity check.
+@Suite("reachctl wait with levels", .timeLimit(.minutes(2)))
+struct ReachctlWaitTests {
+    @Test("already routable: wait returns at once, with no timer and no waiting")
+    func alreadySatisfiedReturnsAtOnce() async throws {
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let started = ContinuousClock.now
+            let result = try await world.reachctl("wait", "--level", "routable", "--timeout", "30")
+            #expect(result.status == 0, "\(result.transcript)")
+            #expect(ContinuousClock.now - started < .seconds(10), "no timeout was waited out")
+            #expect(try await world.reachctl("wait", "--level", "dns", "--timeout", "0").status == 0)
+        }
+    }
+
+    @Test("online where NetworkManager's check does not run: exit 5 at once, not a silent timeout")
+    func onlineWithoutACheckExits5() async throws {
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let started = ContinuousClock.now
+            let result = try await world.reachctl("wait", "--level", "online", "--timeout", "30")
+            #expect(result.status == 5, "\(result.transcript)")
+            #expect(result.standardError.contains("--level dns"), "\(result.transcript)")
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    @Test("NetworkManager DISCONNECTED: link holds (the uplink has carrier), routable does not; -x exits 1 at once")
+    func linkHoldsWhileRoutableDoesNot() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await world.waitForServiceStatus(.notReachable)
+            #expect(try await world.reachctl("wait", "--level", "link", "--timeout", "0").status == 0)
+            let started = ContinuousClock.now
+            let early = try await world.reachctl("wait", "-x", "--timeout", "30")
+            #expect(early.status == 1, "\(early.transcript)")
+            #expect(ContinuousClock.now - started < .seconds(10), "nothing is being connected: no reason to wait")
+        }
+    }
+
+    @Test("CONNECTING → CONNECTED_GLOBAL: wait returns on that change, driven by reachd's signal")
+    func returnsOnTheChange() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(40, emittingStateChanged: false)
+            try await world.waitForServiceStatus(.notReachable)
+            let wait = try world.backgroundReachctl("wait", "--level", "routable", "--timeout", "30", "--json")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!wait.hasExited, "still waiting while CONNECTING: \(wait.output)")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            let status = try await wait.child.exit(timeout: .seconds(15))
+            #expect(status == 0, "\(wait.output)")
+            let report = try JSONSerialization.jsonObject(with: Data(wait.standardOutput.utf8)) as? [String: Any]
+            #expect(report?["satisfied"] as? Bool == true, "\(wait.standardOutput)")
+            #expect(report?["level"] as? String == "dns", "\(wait.standardOutput)")
+        }
+    }
+
+    @Test("--stable: a flap shorter than the stable time does not end the wait")
+    func stableFiltersAFlap() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await world.waitForServiceStatus(.notReachable)
+            let wait = try world.backgroundReachctl("wait", "--stable", "2", "--timeout", "30")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await Task.sleep(for: .seconds(3))
+            #expect(!wait.hasExited, "a flap is not stable: \(wait.output)")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            #expect(try await wait.child.exit(timeout: .seconds(15)) == 0, "\(wait.output)")
+        }
+    }
+
+    @Test("contradictions are usage errors (64)", arguments: [
+        ["wait", "--level", "link", "-4"],
+        ["wait", "--level", "loud"],
+        ["wait", "--timeout", "-1"],
+        ["wait", "--timeout", "soon"],
+        ["wait", "--host", "example.org", "-6"],
+    ])
+    func contradictionsExit64(arguments: [String]) async throws {
+        let result = try await runTool(Executables.reachctl, arguments)
+        #expect(result.status == 64, "\(result.transcript)")
+    }
+}
