@@ -21,14 +21,23 @@ enum Output {
 
     /// `status`: the localized status, then one fact per line.
     static func block(_ update: ReachabilityUpdate) -> String {
-        """
+        let path = NetworkPath(update)
+        var text = """
         \(localized(update.status))
           flags:        \(update.flags)
           interface:    \(interfaceText(update))
           metered:      \(update.isMetered ? "yes" : "no")
           connectivity: \(update.connectivity.rawValue)
           backend:      \(update.backend?.rawValue ?? "none")
+          level:        \(path.level.rawValue)
         """
+        if path.unsatisfiedReason != .none { text += "\n  reason:       \(path.unsatisfiedReason.rawValue)" }
+        if let source = path.source { text += "\n  source:       \(source.rawValue)" }
+        if !path.availableInterfaces.isEmpty {
+            let interfaces = path.availableInterfaces.map { "\($0.name) (\($0.type.rawValue)\($0.hasInternetPath ? ", internet" : ""))" }
+            text += "\n  interfaces:   \(interfaces.joined(separator: ", "))"
+        }
+        return text
     }
 
     /// `watch`, `host --watch`: one line per change.
@@ -74,6 +83,9 @@ struct Report: Encodable {
     var metered: Bool?
     var connectivity: String?
     var backend: String?
+    var level: String?
+    var unsatisfiedReason: String?
+    var source: String?
 
     init(status: NetworkReachabilityStatus, flags: ReachabilityFlags, host: String? = nil) {
         self.host = host
@@ -95,6 +107,10 @@ struct Report: Encodable {
             metered = update.isMetered
             connectivity = update.connectivity.rawValue
             backend = update.backend?.rawValue ?? ""
+            let path = NetworkPath(update)
+            level = path.level.rawValue
+            unsatisfiedReason = path.unsatisfiedReason.rawValue
+            source = path.source?.rawValue ?? ""
         }
     }
 }

@@ -15,7 +15,7 @@ struct Reachctl: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [Status.self, Watch.self, Host.self, Wait.self],
+        subcommands: [Status.self, Watch.self, Host.self, Wait.self, Path.self],
         defaultSubcommand: Status.self)
 
     /// `status` is the default subcommand, so ArgumentParser would read an unknown

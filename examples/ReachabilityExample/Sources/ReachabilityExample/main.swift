@@ -1,4 +1,5 @@
-// Prints the network's reachability once, as reachd on the session bus publishes it.
+// Prints the network's reachability once, as reachd on the session bus publishes it:
+// first AFNetworking's way, then NWPathMonitor's.
 import Reachability
 
 let manager = NetworkReachabilityManager.shared
@@ -6,5 +7,11 @@ let manager = NetworkReachabilityManager.shared
 // The stream starts with the current value; take that one and stop.
 for await update in manager.updates {
     print("\(manager.localizedNetworkReachabilityStatusString) [\(update.flags)] via \(update.interfaceType)")
+    break
+}
+
+// The same network as a path: is it usable, how far does it go, and why not if not.
+for await path in NetworkPathMonitor().paths {
+    print("path \(path.status == .satisfied ? "satisfied" : "unsatisfied (\(path.unsatisfiedReason.rawValue))"), level \(path.level.rawValue)")
     break
 }

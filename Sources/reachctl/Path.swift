@@ -1,0 +1,89 @@
+import ArgumentParser
+import Reachability
+
+extension Reachctl {
+    struct Path: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the network path as NWPathMonitor would describe it.",
+            discussion: """
+                Status (satisfied, unsatisfied), the reason, the level, IPv4/IPv6/DNS support, \
+                whether the path is expensive or validated, the interfaces that could carry a path \
+                and the gateways, read in one call.
+
+                \(ExitStatus.help)
+                """)
+
+        @Flag(help: "Print one JSON object instead of text.")
+        var json = false
+
+        func run() async throws {
+            let update: ReachabilityUpdate
+            do {
+                update = try await NetworkReachabilityManager().fetchUpdate()
+            } catch {
+                throw ExitStatus.failure(error)
+            }
+            let report = PathReport(NetworkPath(update))
+            Output.line(json ? Output.json(report) : report.text)
+        }
+    }
+}
+
+/// `reachctl path`: NetworkPath's fields, keys in lower camel case.
+struct PathReport: Encodable {
+    struct Interface: Encodable {
+        var name: String
+        var type: String
+        var hasInternetPath: Bool
+    }
+
+    var status: String
+    var unsatisfiedReason: String
+    var level: String
+    var isExpensive: Bool
+    var isConstrained: Bool
+    var isValidated: Bool
+    var isBehindCaptivePortal: Bool
+    var supportsIPv4: Bool
+    var supportsIPv6: Bool
+    var supportsDNS: Bool
+    var interfaceType: String
+    var underlyingInterfaceType: String
+    var availableInterfaces: [Interface]
+    var gateways: [String]
+    var source: String
+
+    init(_ path: NetworkPath) {
+        status = switch path.status {
+        case .satisfied: "satisfied"
+        case .unsatisfied: "unsatisfied"
+        case .requiresConnection: "requiresConnection"
+        }
+        unsatisfiedReason = path.unsatisfiedReason.rawValue
+        level = path.level.rawValue
+        isExpensive = path.isExpensive
+        isConstrained = path.isConstrained
+        isValidated = path.isValidated
+        isBehindCaptivePortal = path.isBehindCaptivePortal
+        supportsIPv4 = path.supportsIPv4
+        supportsIPv6 = path.supportsIPv6
+        supportsDNS = path.supportsDNS
+        interfaceType = path.interfaceType.rawValue
+        underlyingInterfaceType = path.underlyingInterfaceType?.rawValue ?? ""
+        availableInterfaces = path.availableInterfaces.map {
+            Interface(name: $0.name, type: $0.type.rawValue, hasInternetPath: $0.hasInternetPath)
+        }
+        gateways = path.gateways
+        source = path.source?.rawValue ?? ""
+    }
+
+    var text: String {
+        var lines = ["\(status)\(unsatisfiedReason.isEmpty ? "" : " (\(unsatisfiedReason))"), level \(level)"]
+        lines.append("  families:   \([supportsIPv4 ? "IPv4" : nil, supportsIPv6 ? "IPv6" : nil].compactMap { $0 }.joined(separator: ", "))")
+        lines.append("  dns:        \(supportsDNS ? "yes" : "no")")
+        lines.append("  expensive:  \(isExpensive ? "yes" : "no"), validated: \(isValidated ? "yes" : "no")")
+        lines.append("  interfaces: \(availableInterfaces.map { "\($0.name) (\($0.type)\($0.hasInternetPath ? ", internet" : ""))" }.joined(separator: ", "))")
+        lines.append("  gateways:   \(gateways.joined(separator: ", "))")
+        return lines.joined(separator: "\n")
+    }
+}
