@@ -33,6 +33,7 @@ public enum ReachabilityContract {
     // Members, as the XML spells them.
     public static let getStatus: MemberName = "GetStatus"
     public static let getPath: MemberName = "GetPath"
+    public static let checkConnectivity: MemberName = "CheckConnectivity"
     public static let managerForDomain: MemberName = "ManagerForDomain"
     public static let managerForAddress: MemberName = "ManagerForAddress"
     public static let checkHost: MemberName = "CheckHost"

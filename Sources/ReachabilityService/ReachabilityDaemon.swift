@@ -94,8 +94,9 @@ public struct ReachabilityDaemon: Sendable {
             evaluator: HostEvaluator(routes: routes, paths: paths, resolver: Resolver()),
             limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
             logger: logger, portal: { publisher.current.connectivity == .portal })
+        let checker = ConnectivityChecker()
         try await session.export(
-            [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, session: session)],
+            [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, checker: checker, session: session)],
             at: ReachabilityContract.objectPath)
         // A client that leaves the bus takes its monitors with it.
         let departures = try await session.signals(matching: MatchRule(
@@ -111,7 +112,7 @@ public struct ReachabilityDaemon: Sendable {
         let kernelChanges = try await NetlinkChangeMonitor(
             loop: session.loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
         let sources = [
-            Task { await watchNetworkManager(reportingTo: merger) },
+            Task { await watchNetworkManager(reportingTo: merger, checker: checker) },
             Task { await forwardKernelChanges(kernelChanges, to: merger) },
         ]
         defer { sources.forEach { $0.cancel() } }
@@ -216,7 +217,7 @@ public struct ReachabilityDaemon: Sendable {
     }
 
     /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
-    private func watchNetworkManager(reportingTo merger: ChangeMerger) async {
+    private func watchNetworkManager(reportingTo merger: ChangeMerger, checker: ConnectivityChecker) async {
         let system: Connection
         do {
             if let address = configuration.systemBusAddress {
@@ -230,9 +231,11 @@ public struct ReachabilityDaemon: Sendable {
             return
         }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        defer { Task { await checker.attach(nil) } }
         do {
             try await backend.run { snapshot in
                 if snapshot == nil { logger.notice("no word from NetworkManager (absent or still starting); following the kernel's routes") }
+                await checker.attach(snapshot == nil ? nil : system)
                 await merger.receive(.networkManager(snapshot))
             }
         } catch {

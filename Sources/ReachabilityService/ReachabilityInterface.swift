@@ -8,7 +8,8 @@ import ReachabilityCore
 /// from the contract's table, `PublishedReachability.contractProperties`.
 enum ReachabilityInterface {
     static func declaration(
-        publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, session: Connection
+        publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, checker: ConnectivityChecker,
+        session: Connection
     ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
         return InterfaceDeclaration(
@@ -38,6 +39,8 @@ enum ReachabilityInterface {
                     let host = try HostSpecification(address: call.body[0].stringValue ?? "")
                     return [.objectPath(try await monitors.create(host: host, owner: try sender(of: call), session: session))]
                 }),
+                MethodDeclaration(name: ReachabilityContract.checkConnectivity, outputs: ["connectivity": "s"],
+                                  handler: .deferred { _ in [.string(try await checker.check())] }),
                 MethodDeclaration(name: ReachabilityContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")

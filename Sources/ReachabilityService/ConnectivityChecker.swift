@@ -1,0 +1,49 @@
+import DBus
+import ReachabilityCore
+
+/// `CheckConnectivity()`: asks NetworkManager to run its connectivity check now
+/// (after a portal login page was closed, say) and answers the result, at most one
+/// call to NetworkManager every 10 s; callers in between share the pending or last
+/// answer. Without NetworkManager there is no check to run: `NotSupported`.
+actor ConnectivityChecker {
+    private static let interval: Duration = .seconds(10)
+    private var bus: Connection?
+    private var lastCall: ContinuousClock.Instant?
+    private var lastAnswer: String?
+    private var pending: Task<Result<String, DBusError>, Never>?
+
+    /// The system bus NetworkManager is on while it is there, nil otherwise.
+    func attach(_ bus: Connection?) {
+        self.bus = bus
+        if bus == nil { lastAnswer = nil; lastCall = nil }
+    }
+
+    func check() async throws(DBusError) -> String {
+        if let pending { return try await pending.value.get() }
+        if let lastCall, let lastAnswer, ContinuousClock.now - lastCall < Self.interval { return lastAnswer }
+        guard let bus else {
+            throw DBusError.notSupported("NetworkManager is not running here, so there is no connectivity check to run")
+        }
+        let call = Task { () -> Result<String, DBusError> in
+            do {
+                let reply = try await bus.call(destination: NetworkManagerNames.bus, path: NetworkManagerNames.managerPath,
+                                               interface: NetworkManagerNames.managerInterface, member: "CheckConnectivity",
+                                               timeout: .seconds(30))
+                guard case .uint32(let raw)? = reply.first else {
+                    return .failure(DBusError.failed("NetworkManager answered CheckConnectivity with \(reply)"))
+                }
+                return .success(Connectivity(NMConnectivityState(rawValue: raw)).rawValue)
+            } catch let error as DBusError {
+                return .failure(error)
+            } catch {
+                return .failure(DBusError.failed("\(error)"))
+            }
+        }
+        pending = call
+        lastCall = .now
+        let result = await call.value
+        pending = nil
+        if case .success(let answer) = result { lastAnswer = answer }
+        return try result.get()
+    }
+}
