@@ -50,18 +50,9 @@ public final class NetworkPathMonitor: Sendable {
 
     /// Starts delivering paths to `pathUpdateHandler` on `queue`: the current one first.
     public func start(queue: DispatchQueue) {
-        let updates = manager.updates
-        let task = Task { [filter] in
-            var last: NetworkPath?
-            for await update in updates {
-                let path = NetworkPath(update, filter: filter)
-                guard path != last else { continue }
-                last = path
-                let handler = self.state.withLock { state in
-                    state.current = path
-                    return state.handler
-                }
-                if let handler { queue.async { handler(path) } }
+        let task = Task {
+            await self.followPaths { path in
+                if let handler = self.state.withLock({ $0.handler }) { queue.async { handler(path) } }
             }
         }
         let earlier = state.withLock { state in
@@ -79,19 +70,24 @@ public final class NetworkPathMonitor: Sendable {
     /// The current path first, then each change, as long as the stream is consumed.
     public var paths: AsyncStream<NetworkPath> {
         let (stream, continuation) = AsyncStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(64))
-        let updates = manager.updates
-        let task = Task { [filter] in
-            var last: NetworkPath?
-            for await update in updates {
-                let path = NetworkPath(update, filter: filter)
-                guard path != last else { continue }
-                last = path
-                self.state.withLock { $0.current = path }
-                continuation.yield(path)
-            }
+        let task = Task {
+            await self.followPaths { continuation.yield($0) }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Each new path (the current one first) as `currentPath`, then to `deliver`,
+    /// until the task is cancelled.
+    private func followPaths(_ deliver: (NetworkPath) -> Void) async {
+        var last: NetworkPath?
+        for await update in manager.updates {
+            let path = NetworkPath(update, filter: filter)
+            guard path != last else { continue }
+            last = path
+            state.withLock { $0.current = path }
+            deliver(path)
+        }
     }
 }

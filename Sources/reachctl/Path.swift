@@ -17,13 +17,7 @@ extension Reachctl {
         var json = false
 
         func run() async throws {
-            let update: ReachabilityUpdate
-            do {
-                update = try await NetworkReachabilityManager().fetchUpdate()
-            } catch {
-                throw ExitStatus.failure(error)
-            }
-            let report = PathReport(NetworkPath(update))
+            let report = PathReport(NetworkPath(try await Status.fetchDefaultRoute()))
             Output.line(json ? Output.json(report) : report.text)
         }
     }

@@ -16,13 +16,17 @@ extension Reachctl {
         var json = false
 
         func run() async throws {
-            let update: ReachabilityUpdate
+            let update = try await Self.fetchDefaultRoute()
+            Output.line(json ? Output.json(Report(update)) : Output.block(update))
+        }
+
+        /// Every property of the main object in one call; a failure exits 3 or 4 with the reason.
+        static func fetchDefaultRoute() async throws -> ReachabilityUpdate {
             do {
-                update = try await NetworkReachabilityManager().fetchUpdate()
+                return try await NetworkReachabilityManager().fetchUpdate()
             } catch {
                 throw ExitStatus.failure(error)
             }
-            Output.line(json ? Output.json(Report(update)) : Output.block(update))
         }
     }
 }

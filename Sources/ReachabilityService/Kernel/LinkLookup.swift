@@ -21,20 +21,7 @@ final class LinkLookup: Sendable {
     static let shared: LinkLookup? = try? LinkLookup()
 
     init() throws(SystemCallError) {
-        let descriptor = try systemCall("socket(AF_NETLINK)") {
-            Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-        }
-        // As for route lookups: a lost reply must not hang the round.
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        do throws(SystemCallError) {
-            try systemCall("setsockopt(SO_RCVTIMEO)") {
-                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            }
-        } catch {
-            close(descriptor)
-            throw error
-        }
-        socket = Mutex(SocketState(descriptor: descriptor))
+        socket = Mutex(SocketState(descriptor: try RouteLookup.openSocket()))
     }
 
     deinit {

@@ -115,7 +115,8 @@ public final class RouteLookup: Sendable {
         socket = Mutex(SocketState(descriptor: descriptor))
     }
 
-    private static func openSocket() throws(SystemCallError) -> Int32 {
+    /// A NETLINK_ROUTE socket for requests, whose replies time out after 1 s.
+    static func openSocket() throws(SystemCallError) -> Int32 {
         let descriptor = try systemCall("socket(AF_NETLINK)") {
             Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
         }
