@@ -31,6 +31,8 @@ public struct PublishedReachability: Sendable, Hashable {
     public var unsatisfiedReason: UnsatisfiedReason
     /// The path API's facts: families, DNS, the check, gateways, available interfaces.
     public var path: PathFacts = .none
+    /// `Details`: what the value was decided from (diagnostics).
+    public var details: ReachabilityDetails
 
     public init(
         status: NetworkReachabilityStatus,
@@ -41,7 +43,8 @@ public struct PublishedReachability: Sendable, Hashable {
         connectivity: Connectivity,
         backend: Backend?,
         source: ReachabilitySource? = nil,
-        unsatisfiedReason: UnsatisfiedReason? = nil
+        unsatisfiedReason: UnsatisfiedReason? = nil,
+        details: ReachabilityDetails = ReachabilityDetails()
     ) {
         self.status = status
         self.flags = flags
@@ -53,6 +56,7 @@ public struct PublishedReachability: Sendable, Hashable {
         self.source = source ?? backend.map { $0 == .networkmanager ? .networkManager : .netlink }
         self.unsatisfiedReason = unsatisfiedReason
             ?? (status.isReachable ? .none : backend == nil ? .unknown : .noRoute)
+        self.details = details
     }
 
     /// What is published while no backend answers: Status -1, Flags 0, Backend "".

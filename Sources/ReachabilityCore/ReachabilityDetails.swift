@@ -1,0 +1,49 @@
+/// `Details`: what the published value was decided from, for diagnostics (contract 2, §1.5).
+/// Each field is one stable key of the `a{sv}`; a nil field is left out.
+///
+/// ```swift
+/// var details = ReachabilityDetails()
+/// details.networkManagerState = 20
+/// details.overrideRule = "R8"
+/// ```
+public struct ReachabilityDetails: Sendable, Hashable {
+    /// The kernel path of one family as diagnostics show it.
+    public struct Path: Sendable, Hashable {
+        /// `pathN-interface`: the outgoing interface, `""` when the kernel named none.
+        public var interface: String
+        /// `pathN-gateway`: the next hop, nil when on the link.
+        public var gateway: String?
+        /// `pathN-table`: the routing table the rules chose, 0 when unknown.
+        public var table: UInt32
+        /// `pathN-error`: why the path is not usable (the verdict's name: `no-route`, `blocked`,
+        /// `no-link`, `no-underlay`, `no-source`), nil when it is.
+        public var error: String?
+
+        public init(_ path: KernelPath) {
+            interface = path.route?.outgoingInterface ?? ""
+            gateway = path.gateway
+            table = path.table
+            error = path.isUsable ? nil : path.verdict.rawValue
+        }
+    }
+
+    /// `nm-state`, `nm-connectivity`, `nm-check-live`, `nm-startup`: NetworkManager's word, nil without it.
+    public var networkManagerState: UInt32?
+    public var networkManagerConnectivity: UInt32?
+    public var networkManagerCheckLive: Bool?
+    public var networkManagerStartup: Bool?
+    /// `path-device-controlled`: NetworkManager controls the path's outgoing device (nil without
+    /// NetworkManager or without a usable path).
+    public var pathDeviceControlled: Bool?
+    /// `path4-*`, `path6-*`.
+    public var path4: Path?
+    public var path6: Path?
+    /// `override-rule`: the decision-table row (`R3`, `R4` … `R9`) by which the kernel overrides
+    /// NetworkManager, nil when it does not.
+    public var overrideRule: String?
+    /// `override-since-usec`: when the disagreement began (CLOCK_MONOTONIC, µs). Changes of this
+    /// key alone are not announced.
+    public var overrideSinceMicroseconds: UInt64?
+
+    public init() {}
+}
