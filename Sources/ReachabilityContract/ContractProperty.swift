@@ -16,11 +16,24 @@ public struct ContractProperty<Value>: Sendable {
     public let name: String
     public let signature: Signature
     public let read: @Sendable (Value) -> DBusValue
+    /// What change detection compares: the published value, or less of it when a part of it
+    /// changing alone is not worth announcing (`Details`' `override-since-usec`).
+    public let compared: @Sendable (Value) -> DBusValue
 
     public init(_ name: String, _ signature: Signature, read: @escaping @Sendable (Value) -> DBusValue) {
         self.name = name
         self.signature = signature
         self.read = read
+        self.compared = read
+    }
+
+    /// A property whose changes are detected on `compared` rather than on all of `read`.
+    public init(_ name: String, _ signature: Signature, read: @escaping @Sendable (Value) -> DBusValue,
+                compared: @escaping @Sendable (Value) -> DBusValue) {
+        self.name = name
+        self.signature = signature
+        self.read = read
+        self.compared = compared
     }
 
     /// The service's declaration of this property, reading the current value with `current`.
@@ -34,7 +47,7 @@ extension Array {
     /// table order; `[]` when nothing a client can see changed.
     public func changedNames<Value>(from old: Value, to new: Value) -> [String]
     where Element == ContractProperty<Value> {
-        compactMap { $0.read(new) != $0.read(old) ? $0.name : nil }
+        compactMap { $0.compared(new) != $0.compared(old) ? $0.name : nil }
     }
 }
 

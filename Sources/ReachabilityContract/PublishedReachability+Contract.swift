@@ -25,6 +25,8 @@ extension PublishedReachability {
                 .structure([.string($0.name), .string($0.type.rawValue), .boolean($0.hasInternetPath)])
             })
         },
+        ContractProperty("Details", "a{sv}", read: { $0.details.dbusValue(includingSince: true) },
+                         compared: { $0.details.dbusValue(includingSince: false) }),
     ]
 
     /// The D-Bus property names, in the order `changedProperties(from:)` reports them.
@@ -36,5 +38,30 @@ extension PublishedReachability {
     /// `ReachableViaWWAN` and `ReachableViaWiFi` but not `Reachable`.
     public func changedProperties(from old: PublishedReachability) -> [String] {
         Self.contractProperties.changedNames(from: old, to: self)
+    }
+}
+
+extension ReachabilityDetails {
+    /// `Details` as D-Bus carries it: contract 2 §1.5's keys, the ones known, in a fixed order.
+    func dbusValue(includingSince: Bool) -> DBusValue {
+        var entries: [(String, DBusValue)] = []
+        func add(_ key: String, _ value: DBusValue?) {
+            if let value { entries.append((key, value)) }
+        }
+        add("nm-state", networkManagerState.map { .uint32($0) })
+        add("nm-connectivity", networkManagerConnectivity.map { .uint32($0) })
+        add("nm-check-live", networkManagerCheckLive.map { .boolean($0) })
+        add("nm-startup", networkManagerStartup.map { .boolean($0) })
+        add("path-device-controlled", pathDeviceControlled.map { .boolean($0) })
+        for (family, path) in [("path4", path4), ("path6", path6)] {
+            guard let path else { continue }
+            if !path.interface.isEmpty { add("\(family)-interface", .string(path.interface)) }
+            add("\(family)-gateway", path.gateway.map { .string($0) })
+            if path.table != 0 { add("\(family)-table", .uint32(path.table)) }
+            add("\(family)-error", path.error.map { .string($0) })
+        }
+        add("override-rule", overrideRule.map { .string($0) })
+        if includingSince { add("override-since-usec", overrideSinceMicroseconds.map { .uint64($0) }) }
+        return .dictionary(key: "s", value: "v", entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import ReachabilityCore
 
@@ -10,14 +11,20 @@ import ReachabilityCore
 /// kernel address change while NetworkManager decides) neither announces nor
 /// restarts the settle timer, so a chatty kernel cannot postpone a real change.
 ///
-/// The value is computed from NetworkManager's last word and the kernel's
-/// paths together (`compute`); a kernel that could not be read (it did not
-/// answer a route lookup) gives no value: the last computed value stands, the
-/// failure is logged once, and the computation is retried with a bounded backoff.
+/// The value is `ReachabilityDecision`'s: NetworkManager's word checked against
+/// the kernel's paths of both families, evaluated on every NetworkManager
+/// change and every kernel change. An override of NetworkManager takes effect
+/// only once the disagreement has held for the override delay (one timer,
+/// armed only while a disagreement is pending; its firing is one more event),
+/// and ends at once when the disagreement stops.
+///
+/// A kernel view that could not be read (the kernel did not answer a route
+/// lookup) is not a value: the last computed value stands, the failure is
+/// logged once, and the computation is retried with a bounded backoff.
 ///
 /// ```swift
-/// let merger = ChangeMerger(settle: .milliseconds(500), logger: logger,
-///                           compute: { snapshot in try value(networkManager: snapshot) },
+/// let merger = ChangeMerger(settle: .milliseconds(500), crossCheck: .standard, logger: logger,
+///                           kernelPaths: { try reader.read() },
 ///                           start: { publisher.setInitial($0) },
 ///                           announce: { await publish($0) },
 ///                           sourcesChanged: { reevaluateMonitors() })
@@ -26,18 +33,28 @@ import ReachabilityCore
 actor ChangeMerger {
     /// What the sources report, in the order it happened.
     enum Event: Sendable {
-        /// NetworkManager's state, or nil when it is absent (or still starting).
+        /// NetworkManager's state, or nil when it is absent.
         case networkManager(NetworkManagerSnapshot?)
         /// A link, address or route changed in the kernel.
         case kernelChanged
+        /// A pending disagreement may have held long enough.
+        case overrideTimer
     }
 
-    /// The published value for NetworkManager's last word (nil: absent), read with the kernel's paths.
-    typealias Compute = @Sendable (NetworkManagerSnapshot?) throws(RouteLookupFailure) -> PublishedReachability
+    /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
+    struct CrossCheck: Sendable, Equatable {
+        var overrides: Bool
+        var delay: Duration
+        static let standard = CrossCheck(overrides: true, delay: .seconds(1))
+    }
+
+    /// The kernel's paths of both families, with the path API's facts read alongside.
+    typealias KernelPaths = @Sendable () throws(RouteLookupFailure) -> PathFactsReader.Reading
 
     private let settle: Duration
+    private let crossCheck: CrossCheck
     private let logger: Logger
-    private let compute: Compute
+    private let kernelPaths: KernelPaths
     private let start: @Sendable (PublishedReachability) -> Void
     private let announce: @Sendable (PublishedReachability) async -> Void
     private let sourcesChanged: @Sendable () -> Void
@@ -52,19 +69,31 @@ actor ChangeMerger {
     private var retry: Task<Void, Never>?
     private var firstValueWaiters: [CheckedContinuation<PublishedReachability, Never>] = []
 
+    /// A disagreement with NetworkManager that a timed row describes: since when, and which way.
+    private struct Disagreement {
+        var raises: Bool
+        var since: ContinuousClock.Instant
+        var sinceMicroseconds: UInt64
+    }
+    private var disagreement: Disagreement?
+    private var overrideTimer: Task<Void, Never>?
+    /// The override in effect, for the log lines that mark its start and end.
+    private var overriding: ReachabilityDecision.Rule?
+
     /// `start` receives the first value (before the bus name is claimed, so it
     /// is set, not announced); `announce` each later one; `sourcesChanged` is
-    /// told of every event once the first value is known (host monitors follow
-    /// the sources themselves).
+    /// told of every source event once the first value is known (host monitors
+    /// follow the sources themselves).
     init(
-        settle: Duration, logger: Logger, compute: @escaping Compute,
+        settle: Duration, crossCheck: CrossCheck = .standard, logger: Logger, kernelPaths: @escaping KernelPaths,
         start: @escaping @Sendable (PublishedReachability) -> Void,
         announce: @escaping @Sendable (PublishedReachability) async -> Void,
         sourcesChanged: @escaping @Sendable () -> Void
     ) {
         self.settle = settle
+        self.crossCheck = crossCheck
         self.logger = logger
-        self.compute = compute
+        self.kernelPaths = kernelPaths
         self.start = start
         self.announce = announce
         self.sourcesChanged = sourcesChanged
@@ -73,6 +102,7 @@ actor ChangeMerger {
     deinit {
         settling?.cancel()
         retry?.cancel()
+        overrideTimer?.cancel()
     }
 
     /// Takes one source event.
@@ -84,6 +114,10 @@ actor ChangeMerger {
         case .kernelChanged:
             // The first value needs NetworkManager's first word (or its absence).
             guard heardNetworkManager else { return }
+        case .overrideTimer:
+            overrideTimer = nil
+            guard heardNetworkManager else { return }
+            return await recompute()
         }
         let started = computed != nil
         await recompute()
@@ -96,23 +130,36 @@ actor ChangeMerger {
         return await withCheckedContinuation { firstValueWaiters.append($0) }
     }
 
-    /// Stops the settle and retry timers (the service is ending).
+    /// Stops the settle, retry and override timers (the service is ending).
     func stop() {
         settling?.cancel()
         retry?.cancel()
+        overrideTimer?.cancel()
     }
 
     private func recompute() async {
-        let value: PublishedReachability
+        let reading: PathFactsReader.Reading
         do {
-            value = try compute(networkManager)
+            reading = try kernelPaths()
         } catch {
             noteFailure(error)
             return
         }
+        // --no-override: NetworkManager's word as it is; the kernel's paths only
+        // feed the path API's facts.
+        let crossChecked = networkManager.map { crossCheck.overrides || $0.startup } ?? true
+        let paths = crossChecked ? (ipv4: reading.ipv4, ipv6: reading.ipv6) : (ipv4: KernelPath.none, ipv6: KernelPath.none)
         retry?.cancel()
         retry = nil
         if backoff.reset() { logger.notice("the kernel answers route lookups again") }
+
+        let decision = decide(paths)
+        noteOverride(decision, paths: paths)
+        var value = decision.published
+        if value.status != .unknown {
+            value.path = reading.facts
+            value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
+        }
 
         guard value != computed else { return }
         guard computed != nil else {
@@ -133,6 +180,77 @@ actor ChangeMerger {
                 await self.announceSettled()
             }
         }
+    }
+
+    /// Evaluates the decision table, tracking how long a disagreement has held
+    /// and arming the override timer while one is pending.
+    private func decide(_ paths: (ipv4: KernelPath, ipv6: KernelPath)) -> ReachabilityDecision {
+        let now = ContinuousClock.now
+        func evaluate() -> ReachabilityDecision {
+            ReachabilityDecision(.init(
+                networkManager: networkManager, ipv4: paths.ipv4, ipv6: paths.ipv6,
+                overrides: crossCheck.overrides, delay: crossCheck.delay,
+                disagreementHeld: disagreement.map { now - $0.since },
+                disagreementSinceMicroseconds: disagreement?.sinceMicroseconds))
+        }
+        var decision = evaluate()
+        let timed = decision.pending ?? (decision.rule.isTimed ? decision.rule : nil)
+        guard let timed else {
+            disagreement = nil
+            overrideTimer?.cancel()
+            overrideTimer = nil
+            return decision
+        }
+        if disagreement?.raises != timed.raisesReachability {
+            // The kernel's answer already published (NetworkManager away or
+            // restarting) is not a change to debounce: keeping it avoids a flap.
+            let kernelPublished = computed?.source == .netlink || computed?.source == .netlinkOverride
+            let held = timed.raisesReachability && kernelPublished && computed?.reachable == true
+            disagreement = Disagreement(
+                raises: timed.raisesReachability, since: held ? now - crossCheck.delay : now,
+                sinceMicroseconds: Self.monotonicMicroseconds())
+            decision = evaluate()
+        }
+        overrideTimer?.cancel()
+        overrideTimer = nil
+        if let remaining = decision.pendingRemaining {
+            overrideTimer = Task {
+                guard (try? await Task.sleep(for: remaining)) != nil else { return }
+                await self.receive(.overrideTimer)
+            }
+        }
+        return decision
+    }
+
+    /// One notice line when an override starts, one when it ends (contract 2, §1.5).
+    private func noteOverride(_ decision: ReachabilityDecision, paths: (ipv4: KernelPath, ipv6: KernelPath)) {
+        let now: ReachabilityDecision.Rule? = decision.published.source == .netlinkOverride ? decision.rule : nil
+        guard now != overriding else { return }
+        let says = networkManager.map { "NetworkManager says \($0.state)" } ?? "NetworkManager is gone"
+        if let now {
+            let path = paths.ipv4.isUsable ? paths.ipv4 : paths.ipv6
+            let kernel: String
+            if decision.published.reachable || decision.published.flags.contains(.reachable) {
+                let interface = path.route?.outgoingInterface ?? "?"
+                let device = networkManager?.device(kernelName: interface)
+                let control = device == nil ? "not known to NetworkManager"
+                    : device!.isExternal ? "configured outside NetworkManager" : "unmanaged"
+                kernel = "the kernel routes \(path.gateway.map { "via \($0) " } ?? "")over \(interface) (\(control))"
+            } else {
+                kernel = "the kernel's path is \(decision.published.unsatisfiedReason.rawValue)"
+            }
+            logger.notice("\(says) but \(kernel): publishing \(decision.published.statusString) (\(now.rawValue))")
+        } else if let ended = overriding {
+            logger.notice("override \(ended.rawValue) ended (\(says)): publishing \(decision.published.statusString) (\(decision.rule.rawValue))")
+        }
+        overriding = now
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, as `Details` reports when an override began.
+    private static func monotonicMicroseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1_000
     }
 
     private func announceSettled() async {

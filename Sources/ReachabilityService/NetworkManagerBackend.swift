@@ -53,7 +53,7 @@ public struct NetworkManagerBackend: Sendable {
         // The first report is due even when the first read failed: there is
         // no earlier value to keep, and the kernel's view is a fact.
         var last = reader.snapshot
-        if reader.owner != nil, last == nil { logger.info("NetworkManager is still starting up; following the kernel until it is done") }
+        if reader.owner != nil, last?.startup ?? true { logger.info("NetworkManager is still starting up; following the kernel while its path is intact") }
         await report(last)
         reader.scheduleRetryIfNeeded(into: sink)
 
@@ -107,12 +107,11 @@ public struct NetworkManagerBackend: Sendable {
 
         var isIncomplete: Bool { owner != nil && lastFailure != nil }
 
-        /// What NetworkManager says, nil while it is absent or its word does not
-        /// count yet: until it has been read and its Startup is over (State is 20
-        /// for a moment on a machine that stays connected), the kernel's view is
-        /// the truer one.
+        /// What NetworkManager says, nil while it is absent or its manager has
+        /// not been read. While its `Startup` lasts the snapshot says so, and the
+        /// decision table keeps the kernel's answer over an intact path (R1).
         var snapshot: NetworkManagerSnapshot? {
-            owner == nil || !cache.isReady ? nil : cache.snapshot
+            owner == nil || !cache.knowsManager ? nil : cache.snapshot
         }
 
         /// Reads the manager and everything the snapshot refers to.

@@ -1,8 +1,10 @@
 import DBus
 import ReachabilityCore
 
-/// What we know of NetworkManager's objects: the manager, the primary and
-/// activating connections, their devices and the devices' IPv4 configs.
+/// What we know of NetworkManager's objects: the manager, its devices and
+/// active connections (the cross-check with the kernel asks whether
+/// NetworkManager controls the kernel path's device, contract 2 §1.3), and
+/// the primary and activating connections' IPv4 configs.
 ///
 /// A pure value: the backend feeds it `GetAll` answers and signals in
 /// arrival order, asks which objects it still needs, and reads a
@@ -51,13 +53,6 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         !(objects[NetworkManagerNames.managerPath] ?? [:]).isEmpty
     }
 
-    /// Whether NetworkManager's word counts yet: the manager is known and its
-    /// `Startup` is over (until it has tried every connection it activates at
-    /// start, its State means little).
-    var isReady: Bool {
-        knowsManager && objects[NetworkManagerNames.managerPath]?["Startup"] != .boolean(true)
-    }
-
     /// Objects the snapshot needs that we have not fetched yet, with the
     /// interface to fetch for each.
     var missingObjects: [(path: ObjectPath, interface: InterfaceName)] {
@@ -70,17 +65,34 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         objects = objects.filter { referenced.contains($0.key) }
     }
 
+    /// Each object once, in the order first referred to: the primary and
+    /// activating connections, their devices and IPv4 configs; then every
+    /// device and active connection the manager lists, and each device's
+    /// active connection.
     private var referencedObjects: [(path: ObjectPath, interface: InterfaceName)] {
         var result: [(ObjectPath, InterfaceName)] = []
+        var seen: Set<ObjectPath> = []
+        func add(_ object: ObjectPath, _ interface: InterfaceName) {
+            if seen.insert(object).inserted { result.append((object, interface)) }
+        }
         let manager = objects[NetworkManagerNames.managerPath] ?? [:]
         for connection in [path(manager["PrimaryConnection"]), path(manager["ActivatingConnection"])].compactMap({ $0 }) {
-            result.append((connection, NetworkManagerNames.activeConnectionInterface))
+            add(connection, NetworkManagerNames.activeConnectionInterface)
             for device in paths(objects[connection]?["Devices"]) {
-                result.append((device, NetworkManagerNames.deviceInterface))
+                add(device, NetworkManagerNames.deviceInterface)
                 if let config = path(objects[device]?["Ip4Config"]) {
-                    result.append((config, NetworkManagerNames.ip4ConfigInterface))
+                    add(config, NetworkManagerNames.ip4ConfigInterface)
                 }
             }
+        }
+        for device in paths(manager["Devices"]) {
+            add(device, NetworkManagerNames.deviceInterface)
+            if let connection = path(objects[device]?["ActiveConnection"]) {
+                add(connection, NetworkManagerNames.activeConnectionInterface)
+            }
+        }
+        for connection in paths(manager["ActiveConnections"]) {
+            add(connection, NetworkManagerNames.activeConnectionInterface)
         }
         return result
     }
@@ -93,7 +105,7 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         let primaryDevices = devices(of: primary)
         var primaryType = string(manager["PrimaryConnectionType"])
         if primaryType.isEmpty, let primary { primaryType = string(objects[primary]?["Type"]) }
-        var snapshot = NetworkManagerSnapshot(
+        return NetworkManagerSnapshot(
             state: NMState(rawValue: uint32(manager["State"])),
             connectivity: NMConnectivityState(rawValue: uint32(manager["Connectivity"])),
             metered: NMMetered(rawValue: uint32(manager["Metered"])),
@@ -101,10 +113,38 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
             primaryDevices: primaryDevices,
             primaryRouteHasGateway: gatewayKnown(for: primary),
             activatingConnectionType: activating.map { string(objects[$0]?["Type"]) } ?? "",
-            activatingDevices: devices(of: activating))
-        snapshot.connectivityCheckEnabled = manager["ConnectivityCheckEnabled"] == .boolean(true)
-        snapshot.connectivityCheckAvailable = manager["ConnectivityCheckAvailable"] == .boolean(true)
-        return snapshot
+            activatingDevices: devices(of: activating),
+            startup: manager["Startup"] == .boolean(true),
+            connectivityCheckEnabled: manager["ConnectivityCheckEnabled"] == .boolean(true),
+            connectivityCheckAvailable: manager["ConnectivityCheckAvailable"] == .boolean(true),
+            devices: allDevices(manager),
+            vpnActivating: paths(manager["ActiveConnections"]).contains { connection in
+                objects[connection]?["Vpn"] == .boolean(true)
+                    && uint32(objects[connection]?["State"]) == Self.activeConnectionActivating
+            })
+    }
+
+    /// `NM_ACTIVE_CONNECTION_STATE_ACTIVATING`.
+    private static let activeConnectionActivating: UInt32 = 1
+    /// `NM_ACTIVATION_STATE_FLAG_EXTERNAL`: the active connection mirrors a configuration made outside NetworkManager.
+    private static let activationStateFlagExternal: UInt32 = 0x80
+
+    /// Every device the manager lists that answered, with what says whether NetworkManager controls it.
+    private func allDevices(_ manager: [String: DBusValue]) -> [NetworkManagerDevice] {
+        paths(manager["Devices"]).compactMap { device in
+            guard let properties = objects[device], !properties.isEmpty else { return nil }
+            let connection = path(properties["ActiveConnection"]).flatMap { objects[$0] } ?? [:]
+            return NetworkManagerDevice(
+                type: NMDeviceType(rawValue: uint32(properties["DeviceType"])),
+                interface: string(properties["Interface"]),
+                ipInterface: string(properties["IpInterface"]),
+                // A NetworkManager too old to say counts as managing it: no override on a guess.
+                managed: properties["Managed"] != .boolean(false),
+                state: NMDeviceState(rawValue: uint32(properties["State"])),
+                ip4Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip4Connectivity"])),
+                ip6Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip6Connectivity"])),
+                isExternal: uint32(connection["StateFlags"]) & Self.activationStateFlagExternal != 0)
+        }
     }
 
     private func devices(of connection: ObjectPath?) -> [NetworkDevice] {

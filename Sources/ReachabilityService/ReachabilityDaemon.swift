@@ -21,13 +21,21 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     public var probeIPv6: String?
     /// Hear every route change, routing daemons' too (`--route-events=all`).
     public var allRouteEvents: Bool
+    /// Check NetworkManager against the kernel's paths and override it when they disagree
+    /// (false: `--no-override`, NetworkManager's word as it is).
+    public var overrides: Bool
+    /// How long NetworkManager and the kernel must disagree before the kernel's answer is published.
+    public var overrideDelay: Duration
 
     public init(
         replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
         maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096,
         networkManagerCallTimeout: Duration = .seconds(5),
-        probeIPv4: String? = nil, probeIPv6: String? = nil, allRouteEvents: Bool = false
+        probeIPv4: String? = nil, probeIPv6: String? = nil, allRouteEvents: Bool = false,
+        overrides: Bool = true, overrideDelay: Duration = .seconds(1)
     ) {
+        self.overrides = overrides
+        self.overrideDelay = overrideDelay
         self.probeIPv4 = probeIPv4
         self.probeIPv6 = probeIPv6
         self.allRouteEvents = allRouteEvents
@@ -103,9 +111,10 @@ public struct ReachabilityDaemon: Sendable {
             sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))
 
         let merger = ChangeMerger(
-            settle: configuration.settle, logger: logger,
-            compute: { [reader = PathFactsReader(paths: paths, routes: routes, defaultRoutes: defaultRoutes)]
-                snapshot throws(RouteLookupFailure) in try Self.value(networkManager: snapshot, reader: reader) },
+            settle: configuration.settle,
+            crossCheck: .init(overrides: configuration.overrides, delay: configuration.overrideDelay), logger: logger,
+            kernelPaths: { [reader = PathFactsReader(paths: paths, routes: routes, defaultRoutes: defaultRoutes)]
+                () throws(RouteLookupFailure) in try reader.read() },
             start: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) },
             sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
@@ -159,18 +168,6 @@ public struct ReachabilityDaemon: Sendable {
             group.cancelAll()
             return first
         }
-    }
-
-    /// The published value: NetworkManager's word when it is there, else the
-    /// kernel's Internet paths; the path API's facts from the kernel either way.
-    private static func value(networkManager snapshot: NetworkManagerSnapshot?, reader: PathFactsReader)
-        throws(RouteLookupFailure) -> PublishedReachability {
-        let reading = try reader.read()
-        var value = snapshot.map(PublishedReachability.init(networkManager:))
-            ?? PublishedReachability(kernelPath4: reading.ipv4, kernelPath6: reading.ipv6)
-        value.path = reading.facts
-        value.path.connectivityChecked = snapshot?.connectivityCheckIsLive ?? false
-        return value
     }
 
     /// The probe addresses the configuration names (validated by the command line).
@@ -234,7 +231,7 @@ public struct ReachabilityDaemon: Sendable {
         defer { Task { await checker.attach(nil) } }
         do {
             try await backend.run { snapshot in
-                if snapshot == nil { logger.notice("no word from NetworkManager (absent or still starting); following the kernel's routes") }
+                if snapshot == nil { logger.notice("no word from NetworkManager (absent, or not answering yet); following the kernel's routes") }
                 await checker.attach(snapshot == nil ? nil : system)
                 await merger.receive(.networkManager(snapshot))
             }
@@ -255,6 +252,6 @@ public struct ReachabilityDaemon: Sendable {
     }
 
     private func describe(_ value: PublishedReachability) -> String {
-        "\(value.statusString) [\(value.flags)] via \(value.interfaceType.rawValue) \(value.interface.isEmpty ? "-" : value.interface), backend \(value.backendName.isEmpty ? "none" : value.backendName)"
+        "\(value.statusString) [\(value.flags)] via \(value.interfaceType.rawValue) \(value.interface.isEmpty ? "-" : value.interface), backend \(value.backendName.isEmpty ? "none" : value.backendName), source \(value.sourceName.isEmpty ? "none" : value.sourceName)"
     }
 }

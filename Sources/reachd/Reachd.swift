@@ -78,7 +78,8 @@ enum Reachd {
                 replace: options.replace, systemBusAddress: options.systemBusAddress,
                 settle: .milliseconds(options.settleMilliseconds),
                 maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
-                probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents),
+                probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents,
+                overrides: options.overrides, overrideDelay: .milliseconds(options.overrideDelayMilliseconds)),
             logger: logger, loop: loop)
         let shutdown = ShutdownRequest()
         do {

@@ -5,7 +5,7 @@ import ReachabilityService
 /// Why not swift-argument-parser, as reachctl uses: it links
 /// FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
-/// (docs/design.md, "One thread"; README, Benchmarks). Nine options do not need a framework.
+/// (docs/design.md, "One thread"; README, Benchmarks). Eleven options do not need a framework.
 struct ReachdOptions: Equatable {
     var replace = false
     var systemBusAddress: String?
@@ -16,6 +16,8 @@ struct ReachdOptions: Equatable {
     var probeIPv4: String?
     var probeIPv6: String?
     var allRouteEvents = false
+    var overrides = true
+    var overrideDelayMilliseconds = 1000
 
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
@@ -25,6 +27,7 @@ struct ReachdOptions: Equatable {
         USAGE: reachd [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
                       [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
                       [--probe-ipv4 ADDRESS] [--probe-ipv6 ADDRESS] [--route-events all|filtered]
+                      [--override-delay-ms N] [--no-override]
 
         OPTIONS:
           --replace               Take the bus name over from a running reachd.
@@ -45,6 +48,10 @@ struct ReachdOptions: Equatable {
           --route-events all|filtered
                                   filtered (default): routing daemons' changes to other than
                                   default routes never wake reachd; all: hear every route change.
+          --override-delay-ms N   Publish the kernel's answer over NetworkManager's only after they
+                                  have disagreed this many milliseconds (default: 1000).
+          --no-override           Publish NetworkManager's word as it is, never checked against
+                                  the kernel's path (reachd before the cross-check).
           -h, --help              Show this help.
 
         """
@@ -102,6 +109,11 @@ struct ReachdOptions: Equatable {
                 options.probeIPv4 = try probe(value(), family: .v4, name: name)
             case "--probe-ipv6":
                 options.probeIPv6 = try probe(value(), family: .v6, name: name)
+            case "--override-delay-ms":
+                options.overrideDelayMilliseconds = try count(atLeast: 0)
+            case "--no-override":
+                guard inlineValue == nil else { throw UsageError(description: "--no-override takes no value") }
+                options.overrides = false
             case "--route-events":
                 switch try value() {
                 case "all": options.allRouteEvents = true

@@ -14,10 +14,11 @@ struct ChangeMergerTests {
         primaryDevices: [NetworkDevice(type: .wifi, interface: "wlan0")], primaryRouteHasGateway: true))
     static let offline = PublishedReachability(networkManager: NetworkManagerSnapshot(
         state: .disconnected, connectivity: .none))
-    static let kernelEthernet = PublishedReachability(
-        kernelDefaultRoute: RouteLookupResult(type: .unicast, hasGateway: true, outgoingInterface: "eth0",
-                                              medium: .ethernet, linkIsUp: true, isDefaultRoute: true),
-        ipv6DefaultRoute: nil)
+    static let ethernetPath = KernelPath(
+        verdict: .ok, route: RouteLookupResult(type: .unicast, hasGateway: true, outgoingInterface: "eth0",
+                                               medium: .ethernet, linkIsUp: true, isDefaultRoute: true),
+        table: 254, gateway: "192.0.2.1")
+    static let kernelEthernet = PublishedReachability(kernelPath4: ethernetPath, kernelPath6: .none)
 
     /// What the merger did, in order.
     final class Record: Sendable {
@@ -26,23 +27,26 @@ struct ChangeMergerTests {
         var all: [String] { entries.withLock { $0 } }
     }
 
-    /// A kernel whose route lookups fail while `failing` is set.
+    /// A kernel whose route lookups fail while `failing` is set; its IPv4 path is `path`.
     final class Kernel: Sendable {
         let failing = Mutex(false)
         let lookups = Mutex(0)
-        func view() throws(RouteLookupFailure) -> PublishedReachability {
+        let path = Mutex(ChangeMergerTests.ethernetPath)
+        func paths() throws(RouteLookupFailure) -> (ipv4: KernelPath, ipv6: KernelPath) {
             lookups.withLock { $0 += 1 }
             if failing.withLock({ $0 }) { throw RouteLookupFailure(reason: "no answer to the route lookup: timed out") }
-            return ChangeMergerTests.kernelEthernet
+            return (path.withLock { $0 }, .none)
         }
     }
 
-    static func merger(settle: Duration = .zero, kernel: Kernel = Kernel(), record: Record) -> ChangeMerger {
+    /// Without overrides unless asked: these tests are about merging and settling, not the cross-check.
+    static func merger(settle: Duration = .zero, crossCheck: ChangeMerger.CrossCheck = .init(overrides: false, delay: .seconds(1)),
+                       kernel: Kernel = Kernel(), record: Record) -> ChangeMerger {
         ChangeMerger(
-            settle: settle, logger: Logger(label: "test"),
-            compute: { snapshot throws(RouteLookupFailure) in
-                let kernelView = try kernel.view()
-                return snapshot.map(PublishedReachability.init(networkManager:)) ?? kernelView
+            settle: settle, crossCheck: crossCheck, logger: Logger(label: "test"),
+            kernelPaths: { () throws(RouteLookupFailure) in
+                let paths = try kernel.paths()
+                return PathFactsReader.Reading(ipv4: paths.ipv4, ipv6: paths.ipv6, facts: .none)
             },
             start: { record.add("start \($0.statusString) \($0.interface)") },
             announce: { record.add("announce \($0.statusString) \($0.interface)") },
@@ -54,7 +58,7 @@ struct ChangeMergerTests {
         let merger = Self.merger(record: record)
         await merger.receive(.kernelChanged)  // before NetworkManager's first word: nothing to compute yet
         await merger.receive(.networkManager(Self.snapshotWiFi))
-        #expect(await merger.firstValue() == Self.wifi)
+        #expect(await merger.firstValue().withoutDetails == Self.wifi)
         #expect(record.all == ["start Reachable via WiFi wlan0"])
     }
 
@@ -124,11 +128,82 @@ struct ChangeMergerTests {
         await merger.receive(.networkManager(nil))
         #expect(record.all.isEmpty, "no first value from a failed lookup")
         kernel.failing.withLock { $0 = false }
-        #expect(await merger.firstValue() == Self.kernelEthernet, "the retry brings the first value")
+        #expect(await merger.firstValue().withoutDetails == Self.kernelEthernet, "the retry brings the first value")
     }
 
     static let snapshotWiFi = NetworkManagerSnapshot(
         state: .connectedGlobal, connectivity: .full, primaryConnectionType: "802-11-wireless",
         primaryDevices: [NetworkDevice(type: .wifi, interface: "wlan0")], primaryRouteHasGateway: true)
     static let snapshotOffline = NetworkManagerSnapshot(state: .disconnected, connectivity: .none)
+
+    // MARK: The cross-check's timing (the table itself: ReachabilityDecisionTests)
+
+    /// NetworkManager DISCONNECTED while the kernel routes over eth0, which it does not know.
+    static let delay = Duration.milliseconds(300)
+
+    @Test func anUpwardOverrideWaitsForTheDelayThenTakesEffectWithoutAnotherEvent() async throws {
+        let record = Record()
+        let merger = Self.merger(crossCheck: .init(overrides: true, delay: Self.delay), record: record)
+        let started = ContinuousClock.now
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        #expect(record.all == ["start Not Reachable "], "NetworkManager's word until the disagreement has held")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !record.all.contains("announce Reachable via WiFi eth0"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(record.all == ["start Not Reachable ", "announce Reachable via WiFi eth0"], "the override timer is an event of its own")
+        #expect(ContinuousClock.now - started >= Self.delay)
+        let value = await merger.firstValue()
+        #expect(value.source == .netlinkOverride || value.source == .networkManager)
+    }
+
+    @Test func anOverrideEndsAtOnceWhenTheDisagreementStops() async throws {
+        let record = Record()
+        let merger = Self.merger(crossCheck: .init(overrides: true, delay: .milliseconds(50)), record: record)
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !record.all.contains("announce Reachable via WiFi eth0"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // NetworkManager now says CONNECTED_GLOBAL over Wi-Fi: no more disagreement, its word at once.
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        #expect(record.all.last == "sources changed")
+        #expect(record.all.dropLast().last == "announce Reachable via WiFi eth0",
+                "NetworkManager's reachability, refined with the kernel's interface (R6): \(record.all)")
+    }
+
+    @Test func aDisagreementShorterThanTheDelayIsNeverPublished() async throws {
+        let record = Record()
+        let merger = Self.merger(crossCheck: .init(overrides: true, delay: Self.delay), record: record)
+        await merger.receive(.networkManager(Self.snapshotOffline))
+        try await Task.sleep(for: .milliseconds(100))
+        await merger.receive(.networkManager(Self.snapshotConnectingOverEth0))
+        try await Task.sleep(for: Self.delay * 2)
+        #expect(record.all == ["start Not Reachable ", "announce Not Reachable ", "sources changed"],
+                "CONNECTING over NetworkManager's own eth0 (flags ConnectionRequired) ended the disagreement; the timer published nothing")
+    }
+
+    @Test func afterARestartTheKernelsAnswerStandsWithoutADebounce() async throws {
+        let record = Record()
+        let merger = Self.merger(crossCheck: .init(overrides: true, delay: Self.delay), record: record)
+        await merger.receive(.networkManager(nil))  // NetworkManager away: the kernel's path
+        var starting = Self.snapshotOffline
+        starting.startup = true
+        await merger.receive(.networkManager(starting))  // R1
+        await merger.receive(.networkManager(Self.snapshotOffline))  // R8, held already: no flap
+        #expect(record.all.allSatisfy { !$0.hasPrefix("announce Not") }, "\(record.all)")
+    }
+
+    static let snapshotConnectingOverEth0 = NetworkManagerSnapshot(
+        state: .connecting, connectivity: .none,
+        devices: [NetworkManagerDevice(type: .ethernet, interface: "eth0", managed: true, state: .ipConfig)])
+}
+
+extension PublishedReachability {
+    /// The value without `Details`, which these tests do not spell out.
+    var withoutDetails: PublishedReachability {
+        var copy = self
+        copy.details = ReachabilityDetails()
+        return copy
+    }
 }

@@ -34,7 +34,7 @@ struct NetworkManagerPropertyCacheTests {
 
     @Test func aFullyReadCacheGivesTheSnapshotNetworkManagerReports() {
         let cache = Self.connectedOverWiFi()
-        #expect(cache.isReady)
+        #expect(cache.knowsManager)
         #expect(cache.snapshot == NetworkManagerSnapshot(
             state: .connectedGlobal, connectivity: .full, metered: .guessNo,
             primaryConnectionType: "802-11-wireless",
@@ -100,22 +100,59 @@ struct NetworkManagerPropertyCacheTests {
         #expect(!sameStateAgain, "the same state again is no change")
     }
 
-    @Test func networkManagerCountsOnlyOnceItsStartupIsOver() {
+    @Test func theSnapshotSaysWhileNetworkManagerIsStartingUp() {
         var cache = NetworkManagerPropertyCache()
-        #expect(!cache.knowsManager && !cache.isReady)
+        #expect(!cache.knowsManager)
         var starting = Self.managerProperties()
         starting["Startup"] = .boolean(true)
         cache.store(starting, at: Self.manager)
-        #expect(cache.knowsManager && !cache.isReady)
+        #expect(cache.knowsManager && cache.snapshot.startup)
         let startupOver = cache.apply(Self.propertiesChanged(at: Self.manager, ["Startup": .boolean(false)]))
         #expect(startupOver)
-        #expect(cache.isReady)
+        #expect(!cache.snapshot.startup)
     }
 
     @Test func aManagerThatDidNotAnswerIsNotKnown() {
         var cache = NetworkManagerPropertyCache()
         cache.store([:], at: Self.manager)
-        #expect(!cache.knowsManager && !cache.isReady)
+        #expect(!cache.knowsManager)
+    }
+
+    static let ethernetDevice: ObjectPath = "/org/freedesktop/NetworkManager/Devices/4"
+    static let ethernetConnection: ObjectPath = "/org/freedesktop/NetworkManager/ActiveConnection/9"
+
+    @Test func everyDeviceAndActiveConnectionIsReadOnceForTheCrossCheck() {
+        var cache = Self.connectedOverWiFi()
+        let listed = cache.apply(Self.propertiesChanged(at: Self.manager, [
+            "Devices": .array(element: "o", [.objectPath(Self.wifiDevice), .objectPath(Self.ethernetDevice)]),
+            "ActiveConnections": .array(element: "o", [.objectPath(Self.wifiConnection), .objectPath(Self.vpnConnection)]),
+        ]))
+        #expect(listed)
+        #expect(cache.missingObjects.map(\.path) == [Self.ethernetDevice, Self.vpnConnection], "the Wi-Fi device and connection are read already")
+        var ethernet = Self.device(type: .ethernet, interface: "eth0", config: .root)
+        ethernet["Managed"] = .boolean(true)
+        ethernet["State"] = .uint32(100)
+        ethernet["ActiveConnection"] = .objectPath(Self.ethernetConnection)
+        ethernet["Ip4Connectivity"] = .uint32(4)
+        cache.store(ethernet, at: Self.ethernetDevice)
+        var vpn = Self.connection(type: "vpn", devices: [Self.wifiDevice])
+        vpn["Vpn"] = .boolean(true)
+        vpn["State"] = .uint32(1)
+        cache.store(vpn, at: Self.vpnConnection)
+        #expect(cache.missingObjects.map(\.path) == [Self.ethernetConnection], "the device's own active connection")
+        var external = Self.connection(type: "802-3-ethernet", devices: [Self.ethernetDevice])
+        external["StateFlags"] = .uint32(0x80 | 0x4)
+        cache.store(external, at: Self.ethernetConnection)
+        #expect(cache.missingObjects.isEmpty)
+
+        let snapshot = cache.snapshot
+        #expect(snapshot.vpnActivating)
+        #expect(snapshot.devices.map(\.kernelName) == ["wlan0", "eth0"])
+        let eth0 = snapshot.device(kernelName: "eth0")
+        #expect(eth0?.isExternal == true && eth0?.isControlled == false, "configured outside NetworkManager")
+        #expect(eth0?.ip4Connectivity == .full)
+        #expect(snapshot.device(kernelName: "wlan0")?.isControlled == true, "no Managed property: counted as managed")
+        #expect(snapshot.device(kernelName: "rv0") == nil)
     }
 
     @Test func objectsNothingRefersToAreForgottenWhenThePrimaryConnectionMoves() {

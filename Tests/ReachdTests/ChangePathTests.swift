@@ -46,12 +46,17 @@ struct ChangePathTests {
     @Test("a NetworkManager GetAll that stalls past its timeout publishes nothing wrong: the last state stands until the retry reads the new one")
     func stalledGetAllKeepsTheLastStateUntilTheRetryAnswers() async throws {
         try await withReachdOverWiFi { session, mock, reachd, monitor in
-            // Ethernet becomes primary, then NetworkManager hangs for 7 s: reachd's
-            // GetAll of the new connection times out after 5 s. Before, that read as
-            // "the connection vanished" and published InterfaceType other, Interface "".
+            // A new ethernet connection becomes primary, then NetworkManager hangs for
+            // 7 s: reachd's GetAll of the new connection times out after 5 s. Before,
+            // that read as "the connection vanished" and published InterfaceType other,
+            // Interface "". (reachd reads every listed active connection up front, so
+            // the new one is not listed in ActiveConnections: it must be asked for.)
+            try await mock.mock("AddObject", "ssa{sv}a(ssss)", Self.active + "eth1", NetworkManagerMock.name + ".Connection.Active",
+                                "2", "Devices", "ao", "1", NetworkManagerMock.manager + "/Devices/eth0",
+                                "Type", "s", "802-3-ethernet", "0")
             try await mock.runWithoutWaiting("SwitchToEthernetThenStall", code: """
                 import dbus, time
-                self.Set('org.freedesktop.NetworkManager', 'PrimaryConnection', dbus.ObjectPath('\(Self.active)eth0'))
+                self.Set('org.freedesktop.NetworkManager', 'PrimaryConnection', dbus.ObjectPath('\(Self.active)eth1'))
                 time.sleep(7)
                 """)
             let expected = Rows.ethernet.signals(after: Rows.wifi)

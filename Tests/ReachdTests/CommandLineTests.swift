@@ -11,7 +11,7 @@ struct CommandLineTests {
         let help = try await runTool(ReachdProcess.executable, ["--help"])
         #expect(help.status == 0, "\(help.transcript)")
         for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level",
-                       "--probe-ipv4", "--probe-ipv6", "--route-events"] {
+                       "--probe-ipv4", "--probe-ipv6", "--route-events", "--override-delay-ms", "--no-override"] {
             #expect(help.standardOutput.contains(option), "--help mentions \(option): \(help.transcript)")
         }
     }
@@ -31,6 +31,8 @@ struct CommandLineTests {
             (["--probe-ipv6", "192.0.2.1"], "IPv6 address"),
             (["--probe-ipv4", "1.2.3"], "'1.2.3'"),
             (["--route-events", "some"], "all or filtered"),
+            (["--override-delay-ms", "-5"], "--override-delay-ms"),
+            (["--no-override=yes"], "--no-override"),
           ])
     func badCommandLineExits64(arguments: [String], named: String) async throws {
         let result = try await runTool(ReachdProcess.executable, arguments,

@@ -3,6 +3,10 @@ import Testing
 
 /// reachd (with `arguments`) over a NetworkManager connected over Wi-Fi, with an
 /// ethernet connection ready to take over; `body` starts once reachd says Wi-Fi.
+///
+/// The mock's devices do not exist in reachd's namespace (its path leaves by
+/// `rv0`), so reachd runs with `--no-override`: these tests are about
+/// NetworkManager's mapping and the change path, the cross-check has its own.
 func withReachdOverWiFi(
     arguments: [String] = [],
     _ body: (PrivateBus, NetworkManagerMock, ReachdProcess, ReachdSignalMonitor) async throws -> Void
@@ -18,7 +22,7 @@ func withReachdOverWiFi(
     try await mock.setManager("PrimaryConnection", "o", NetworkManagerMock.manager + "/ActiveConnection/wifi0")
     try await mock.setManager("Connectivity", "u", "4")
     try await mock.setState(70)
-    try await withReachd(session: session, systemBus: system.address, arguments: arguments) { reachd in
+    try await withReachd(session: session, systemBus: system.address, arguments: ["--no-override"] + arguments) { reachd in
         #expect(try await session.publishedProperties().standardOutput == NetworkManagerMockTests.wifi.busctlLines)
         let monitor = try await ReachdSignalMonitor(session: session)
         defer { monitor.stop() }

@@ -20,7 +20,9 @@ enum ReachdSignal: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Parses one line of `gdbus monitor` output; nil for lines that are not signals.
+    /// Parses one line of `gdbus monitor` output; nil for lines that are not signals, and for a
+    /// PropertiesChanged that names only `Details` (diagnostics, which `Published` leaves out;
+    /// tests of `Details` read it themselves).
     init?(gdbusLine line: String) {
         let prefix = ReachdProcess.path + ": "
         guard line.hasPrefix(prefix) else { return nil }
@@ -30,10 +32,13 @@ enum ReachdSignal: Equatable, Sendable, CustomStringConvertible {
         if text.hasPrefix(propertiesChanged), text.hasSuffix(", @as [])") {
             let dictionary = text.dropFirst(propertiesChanged.count).dropLast(", @as [])".count)
             var changed: [String: String] = [:]
-            // {'Status': <2>, 'StatusString': <'Reachable via WiFi'>}: no value here contains '>'.
-            for match in dictionary.matches(of: /'(\w+)': (<[^>]*>)/) {
+            // {'Status': <2>, 'StatusString': <'Reachable via WiFi'>}: no value here contains '>',
+            // except Details' nested dictionary, which comes last and is left out.
+            let withoutDetails = dictionary.firstRange(of: "'Details': <").map { dictionary[..<$0.lowerBound] } ?? dictionary[...]
+            for match in withoutDetails.matches(of: /'(\w+)': (<[^>]*>)/) {
                 changed[String(match.output.1)] = String(match.output.2)
             }
+            guard !changed.isEmpty || !dictionary.contains("'Details'") else { return nil }
             self = .propertiesChanged(changed)
         } else if text.hasPrefix(reachabilityChanged) {
             self = .reachabilityChanged(String(text.dropFirst(reachabilityChanged.count)))
