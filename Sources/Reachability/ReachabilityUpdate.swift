@@ -39,12 +39,19 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// The path API's facts (`SupportsIPv4`, …, `AvailableInterfaces`); all false and empty
     /// from an older reachd.
     public var path: PathFacts = .none
+    /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
+    /// override, the word the service did not follow.
+    public var networkManagerState: NMState?
 
     public init(
         status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
         interface: String = "", isMetered: Bool = false, connectivity: Connectivity = .unknown,
-        backend: Backend? = nil
+        backend: Backend? = nil, source: ReachabilitySource? = nil, unsatisfiedReason: UnsatisfiedReason = .none,
+        networkManagerState: NMState? = nil
     ) {
+        self.source = source
+        self.unsatisfiedReason = unsatisfiedReason
+        self.networkManagerState = networkManagerState
         self.status = status
         self.flags = flags
         self.interfaceType = interfaceType
@@ -111,6 +118,12 @@ extension ReachabilityUpdate {
                           let type = fields[1].stringValue, case .boolean(let hasPath) = fields[2] else { return nil }
                     return PathFacts.AvailableInterface(name: name, type: InterfaceType(rawValue: type) ?? .other,
                                                         hasInternetPath: hasPath)
+                }
+            case ("Details", let details):
+                if case .uint32(let state)? = Self.properties(in: details)["nm-state"]?.unwrappingVariant {
+                    networkManagerState = NMState(rawValue: state)
+                } else {
+                    networkManagerState = nil
                 }
             default:
                 break

@@ -32,7 +32,11 @@ enum Output {
           level:        \(path.level.rawValue)
         """
         if path.unsatisfiedReason != .none { text += "\n  reason:       \(path.unsatisfiedReason.rawValue)" }
-        if let source = path.source { text += "\n  source:       \(source.rawValue)" }
+        text += "\n  source:       \(update.source?.rawValue ?? "none")"
+        // Under an override, what the service did not follow.
+        if update.source == .netlinkOverride, let state = update.networkManagerState {
+            text += "\n  note:         NetworkManager says \(state)"
+        }
         if !path.availableInterfaces.isEmpty {
             let interfaces = path.availableInterfaces.map { "\($0.name) (\($0.type.rawValue)\($0.hasInternetPath ? ", internet" : ""))" }
             text += "\n  interfaces:   \(interfaces.joined(separator: ", "))"

@@ -146,6 +146,7 @@ struct ServiceAvailabilityTests {
             // The path API, from reachd's own namespace (rv0 192.0.2.2/24, default via 192.0.2.1;
             // the machine's DNS server is reached that way; the mock runs no connectivity check).
             expected.source = .networkManager
+            expected.networkManagerState = .connectedGlobal
             expected.unsatisfiedReason = .none
             expected.level = .dns
             expected.interfaceVersion = 2

@@ -19,12 +19,15 @@ public final class NetworkManagerMock: Sendable {
 
     /// Starts the template and adds the manager properties it lacks, with
     /// NetworkManager's values when nothing is connected.
-    public init(on bus: PrivateBus) async throws {
+    /// `parameters`: the template's JSON parameters (`{"State": 20}`: it appears in that state,
+    /// as a restarted NetworkManager does; numbers arrive as int32, which reachd reads as their values).
+    public init(on bus: PrivateBus, parameters: String? = nil) async throws {
         self.bus = bus
         guard try await bus.owner(of: Self.name) == nil else { throw TestFailure("\(Self.name) is already on the bus") }
         // The Debian python has python3-dbusmock (a PYTHONPATH for another one
         // must not leak in); dbusmock reads the bus from this variable.
-        process = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
+        process = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"]
+                                       + (parameters.map { ["--parameters", $0] } ?? []),
                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address],
                                    unsetting: ["PYTHONPATH", "PYTHONHOME"])
         do {
