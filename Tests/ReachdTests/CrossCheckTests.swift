@@ -66,7 +66,9 @@ struct CrossCheckTests {
         }
     }
 
-    static let delay = Duration.milliseconds(1000)
+    /// Longer than the default 1 s, so that "an override ends at once" stays far from "after
+    /// the delay" on a loaded machine.
+    static let delay = Duration.milliseconds(3000)
     static let overRV0 = Seen(status: 2, flags: 0x2, interface: "rv0", source: "netlink-override", reason: "")
 
     /// reachd in its own namespace, watching a mock NetworkManager set up by `setUp` first.
@@ -80,7 +82,8 @@ struct CrossCheckTests {
         let mock = try await NetworkManagerMock(on: system, parameters: parameters)
         defer { mock.stop() }
         try await setUp(mock)
-        try await withReachd(session: session, systemBus: system.address, arguments: arguments) { reachd in
+        try await withReachd(session: session, systemBus: system.address,
+                             arguments: ["--override-delay-ms", "3000"] + arguments) { reachd in
             try await body(Lab(session: session, system: system, reachd: reachd), mock)
         }
     }
