@@ -5,6 +5,11 @@ extension Connection {
         try objects.add(interfaces, at: path)
     }
 
+    /// Sets the hook that admits or refuses each incoming call before dispatch; nil admits all.
+    public func admitCalls(with hook: CallAdmissionHook?) {
+        callAdmission = hook
+    }
+
     /// Stops serving `path`; returns whether anything was there.
     @discardableResult
     public func unexport(_ path: ObjectPath) -> Bool {
@@ -35,8 +40,26 @@ extension Connection {
         ])
     }
 
-    /// Answers one incoming method call (on the loop thread, in arrival order).
+    /// Answers one incoming method call (on the loop thread, in arrival order), once admitted.
     func receiveCall(_ call: Message) {
+        guard let callAdmission, !call.isAlwaysAdmitted else { return dispatch(call) }
+        switch callAdmission(self, call) {
+        case .admit:
+            dispatch(call)
+        case .refuse(let error):
+            reply(to: call, error: error)
+        case .decideLater(let decision):
+            Task {
+                if let error = await decision() {
+                    self.reply(to: call, error: error)
+                } else {
+                    self.dispatch(call)
+                }
+            }
+        }
+    }
+
+    private func dispatch(_ call: Message) {
         switch objects.resolve(call) {
         case .reply(let body):
             reply(to: call, body: body, expected: nil)

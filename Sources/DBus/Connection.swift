@@ -24,6 +24,8 @@ public actor Connection {
     public private(set) var uniqueName: BusName?
     public private(set) var isConnected = true
     var objects = ObjectTable()
+    /// Consulted before any call reaches `objects` (see `CallAdmission`); nil admits all.
+    var callAdmission: CallAdmissionHook?
     var subscriptions: [Int: SignalSubscription] = [:]
     var nextSubscriptionID = 0
     var pendingCalls: [Int: PendingCall] = [:]
