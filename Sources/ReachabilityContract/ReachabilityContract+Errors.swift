@@ -13,6 +13,8 @@ extension ReachabilityContract {
         /// reachd could not get an answer it trusts right now (the kernel did not answer a route
         /// lookup); the call may be repeated. Never a statement about the network.
         public static let tryAgain: ErrorName = "io.reachd.Reachability1.Error.TryAgain"
+        /// The caller may not ask: a sandboxed (Flatpak) app without network access of its own.
+        public static let notAllowed: ErrorName = "io.reachd.Reachability1.Error.NotAllowed"
     }
 
     public static func invalidHost(_ message: String) -> DBusError {
@@ -26,5 +28,8 @@ extension ReachabilityContract {
     }
     public static func tryAgain(_ message: String) -> DBusError {
         DBusError(name: ErrorNames.tryAgain, message: message)
+    }
+    public static func notAllowed(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.notAllowed, message: message)
     }
 }

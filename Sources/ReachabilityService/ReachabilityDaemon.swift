@@ -106,6 +106,9 @@ public struct ReachabilityDaemon: Sendable {
         try await session.export(
             [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, checker: checker, session: session)],
             at: ReachabilityContract.objectPath)
+        // Every call of every object passes the policy first (sandboxed apps without network are refused).
+        let callers = CallerPolicy(logger: logger)
+        await session.admitCalls { connection, call in callers.admission(for: call, on: connection) }
         // A client that leaves the bus takes its monitors with it.
         let departures = try await session.signals(matching: MatchRule(
             sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))
@@ -138,6 +141,7 @@ public struct ReachabilityDaemon: Sendable {
             {
                 for await departure in departures {
                     guard let name = departure.body.first?.stringValue.flatMap(BusName.init(rawValue:)), name.isUnique else { continue }
+                    callers.forget(name)
                     await session.releaseMonitors(ownedBy: name, registry: monitors)
                 }
                 return .sessionLost

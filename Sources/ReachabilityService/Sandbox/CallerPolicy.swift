@@ -1,0 +1,99 @@
+import DBus
+import Logging
+import ReachabilityContract
+import Synchronization
+
+/// Who may ask reachd anything (contract §6.3): host apps, and Flatpak apps that share the
+/// host's network. A Flatpak app without `--share=network` gets `NotAllowed` on every method
+/// and property read, as xdg-desktop-portal's NetworkMonitor answers it: reachd's answers
+/// would describe a network the app cannot use, and a name lookup on its behalf would be a
+/// way out of the sandbox.
+///
+/// Each caller is identified once, on its first call, and the verdict kept until it leaves
+/// the bus (`forget`); later calls cost one dictionary lookup, so host apps' `GetStatus`
+/// throughput does not change. Calls that arrive while the caller is identified wait for it.
+final class CallerPolicy: Sendable {
+    private enum Verdict: Sendable {
+        case allowed
+        case refused(DBusError)
+    }
+
+    private struct State {
+        var verdicts: [BusName: Verdict] = [:]
+        /// Callers being identified now; a name removed from here meanwhile has left the bus.
+        var identifying: [BusName: Task<Verdict, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    /// The sentence a refused app and its user see.
+    static let noNetwork = "this application has no network access (Flatpak --share=network missing)"
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// The connection's admission hook (`Connection.admitCalls(with:)`).
+    func admission(for call: Message, on connection: isolated Connection) -> CallAdmission {
+        guard let sender = call.sender else {
+            return .refuse(ReachabilityContract.notAllowed("the call has no sender, so reachd cannot tell who asks"))
+        }
+        enum Known { case verdict(Verdict), identifying(Task<Verdict, Never>) }
+        let known = state.withLock { state -> Known in
+            if let verdict = state.verdicts[sender] { return .verdict(verdict) }
+            if let task = state.identifying[sender] { return .identifying(task) }
+            let task = Task { await self.identify(sender, on: connection) }
+            state.identifying[sender] = task
+            return .identifying(task)
+        }
+        switch known {
+        case .verdict(.allowed): return .admit
+        case .verdict(.refused(let error)): return .refuse(error)
+        case .identifying(let task):
+            return .decideLater {
+                if case .refused(let error) = await task.value { return error }
+                return nil
+            }
+        }
+    }
+
+    /// `name` left the bus: its verdict goes (unique names are never reused).
+    func forget(_ name: BusName) {
+        state.withLock { state in
+            state.verdicts[name] = nil
+            state.identifying[name] = nil
+        }
+    }
+
+    private func identify(_ sender: BusName, on connection: Connection) async -> Verdict {
+        let verdict: Verdict
+        let keep: Bool
+        do {
+            let reply = try await connection.call(
+                destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
+                member: "GetConnectionCredentials", body: [.string(sender.rawValue)])
+            switch try CallerSandbox.of(ProcessCredentials(reply.first)) {
+            case .host:
+                verdict = .allowed
+            case .flatpak(let info) where info.hasNetwork:
+                logger.debug("\(sender) is Flatpak app \(info.applicationName ?? "(no name)") with network access")
+                verdict = .allowed
+            case .flatpak(let info):
+                logger.info("refusing \(sender), Flatpak app \(info.applicationName ?? "(no name)"): it has no network access")
+                verdict = .refused(ReachabilityContract.notAllowed(Self.noNetwork))
+            }
+            keep = true
+        } catch {
+            // Not kept: the next call tries again (the caller has most likely left already).
+            logger.notice("could not tell whether \(sender) is a sandboxed app, so its call is refused: \(error)")
+            verdict = .refused(ReachabilityContract.notAllowed("reachd could not tell whether this caller may see the network: \(error)"))
+            keep = false
+        }
+        state.withLock { state in
+            guard state.identifying.removeValue(forKey: sender) != nil else { return }
+            if keep { state.verdicts[sender] = verdict }
+        }
+        return verdict
+    }
+}
