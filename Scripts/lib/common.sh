@@ -12,6 +12,7 @@ REACHD_TEST_PACKAGES=(
     python3-dbusmock              # NetworkManager stand-in for hardware we lack
     network-manager               # the real NetworkManager, in a namespace
     iproute2 dnsmasq-base         # namespaces, veth, a DNS server for the peer
+    bubblewrap xdg-dbus-proxy     # a Flatpak app's bus, without Flatpak
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

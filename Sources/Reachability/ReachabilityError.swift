@@ -30,6 +30,10 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// The service could not get an answer it trusts right now (the kernel did not answer a
     /// route lookup); asking again later may succeed.
     public static let tryAgain = ReachabilityContract.ErrorNames.tryAgain.rawValue
+    /// The service refuses this app: it runs in a sandbox (Flatpak) without network access of
+    /// its own (`--share=network`), so the service's answers would not describe its network.
+    /// The manager then reports `.unknown`, and this error, with the sentence, as `lastError`.
+    public static let notAllowed = ReachabilityContract.ErrorNames.notAllowed.rawValue
     /// The service does not offer this (an older reachd), or there is no session bus.
     public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
     /// reachd is not running and D-Bus cannot start it (no activation file installed).

@@ -56,6 +56,9 @@ struct WatchLoop {
     private var monitorPath: ObjectPath?
     private var current = ReachabilityUpdate.unknown
     private var reported: ReachabilityUpdate?
+    /// The owner answered NotAllowed (a sandbox without network): its broadcast signals, which
+    /// the bus delivers to everyone, are not for us; we stay Unknown.
+    private var refused = false
 
     init(
         target: NetworkReachabilityManager.Target, sessionBusAddress: String?, events: AsyncStream<WatchEvent>,
@@ -200,6 +203,7 @@ struct WatchLoop {
         readSerial = nil
         monitorPath = nil
         current = .unknown
+        refused = false
     }
 
     /// Releases the host monitor (explicitly, though the service also releases it when our
@@ -244,7 +248,7 @@ struct WatchLoop {
             }
             return
         }
-        guard let owner, signal.sender == owner else { return }
+        guard let owner, signal.sender == owner, !refused else { return }
         if let readSerial, !Self.isAfter(signal.serial, readSerial) { return }
         guard let path = objectPath, signal.path == path else { return }
         let interface = objectInterface
@@ -302,6 +306,7 @@ struct WatchLoop {
             let error = ReachabilityError(error)
             // A lost bus shows up as the end of the subscription, handled there.
             guard error.name != ReachabilityError.disconnected else { return }
+            if error.name == ReachabilityError.notAllowed { refused = true }
             reportError(error)
             current = .unknown
             publish(.unknown)

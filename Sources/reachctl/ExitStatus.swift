@@ -9,7 +9,8 @@ enum ExitStatus: Int32 {
     case timedOut = 1
     /// reachd cannot be reached: no session bus, or not running and cannot be activated.
     case serviceUnavailable = 3
-    /// reachd refused the request: invalid host, too many monitors, or not supported by this reachd.
+    /// reachd refused the request: invalid host, too many monitors, not supported by this reachd,
+    /// or not allowed (a sandboxed app without network access).
     case refused = 4
     /// `wait --level online` where no connectivity check runs: it can never hold here.
     case cannotEvaluate = 5
@@ -19,7 +20,7 @@ enum ExitStatus: Int32 {
           0   success (for wait: reachable)
           1   wait: not reachable before the timeout
           3   reachd unavailable (no session bus; not running, not activatable)
-          4   reachd refused (invalid host, monitor limit, not supported)
+          4   reachd refused (invalid host, monitor limit, not supported, not allowed)
           5   wait: the condition can never hold here (online without a connectivity check)
           64  usage error
         """
