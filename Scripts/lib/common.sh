@@ -36,6 +36,9 @@ REACHD_RELEASE_FLAGS=(
     -Xlinker "--symbol-ordering-file=$REACHD_ROOT/Scripts/layout/reachd.order"
     -Xlinker --no-warn-symbol-ordering
 )
+# REACHD_SCRATCH_PATH builds somewhere other than .build: the package test runs
+# Scripts/package while `swift test` holds .build's lock.
+[ -z "${REACHD_SCRATCH_PATH:-}" ] || REACHD_RELEASE_FLAGS+=(--scratch-path "$REACHD_SCRATCH_PATH")
 
 # release_link_directory: a directory whose libstdc++ is only the static
 # archive, put first on the release link's library path so that the runtime's

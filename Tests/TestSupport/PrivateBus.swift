@@ -13,17 +13,21 @@ public final class PrivateBus: Sendable {
 
     /// `activationFiles`: `.service` files by name, for D-Bus activation on
     /// this bus; when nil (the default) the bus has no service directory.
-    public init(_ flavour: Flavour = .session, activationFiles: [String: String]? = nil) throws {
+    /// `serviceDirectory`: a folder of activation files made elsewhere (an installed tree).
+    public init(_ flavour: Flavour = .session, activationFiles: [String: String]? = nil, serviceDirectory: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var serviceDirectory = ""
+        var serviceDirectories = ""
         if let activationFiles {
             let services = directory.appendingPathComponent("services")
             try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
             for (name, contents) in activationFiles {
                 try contents.write(to: services.appendingPathComponent(name), atomically: true, encoding: .utf8)
             }
-            serviceDirectory = "\n  <servicedir>\(services.path)</servicedir>"
+            serviceDirectories = "\n  <servicedir>\(services.path)</servicedir>"
+        }
+        if let extra = serviceDirectory {
+            serviceDirectories += "\n  <servicedir>\(extra)</servicedir>"
         }
         let socket = directory.appendingPathComponent("bus").path
         let config = directory.appendingPathComponent("bus.conf")
@@ -33,7 +37,7 @@ public final class PrivateBus: Sendable {
             <busconfig>
               <type>\(flavour.rawValue)</type>
               <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>\(serviceDirectory)
+              <auth>EXTERNAL</auth>\(serviceDirectories)
               <policy context="default">
                 <allow user="*"/>
                 <allow own="*"/>
