@@ -13,6 +13,7 @@ REACHD_TEST_PACKAGES=(
     network-manager               # the real NetworkManager, in a namespace
     iproute2 dnsmasq-base         # namespaces, veth, a DNS server for the peer
     bubblewrap xdg-dbus-proxy     # a Flatpak app's bus, without Flatpak
+    man-db dpkg-dev lintian       # manual pages rendered; the Debian package built and checked
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
