@@ -13,7 +13,7 @@ struct ManualPageTests {
     /// `--name` for each option a page or a help text mentions (roff writes `\-\-name`).
     static func options(in text: String) -> Set<String> {
         let plain = text.replacingOccurrences(of: "\\-", with: "-")
-        let pattern = try! NSRegularExpression(pattern: "(?<![\\w-])--[a-z][a-z-]*[a-z]")
+        let pattern = try! NSRegularExpression(pattern: "(?<![\\w-])--[a-z][a-z0-9-]*[a-z0-9]")
         let range = NSRange(plain.startIndex..., in: plain)
         return Set(pattern.matches(in: plain, range: range).map { String(plain[Range($0.range, in: plain)!]) })
     }
@@ -21,7 +21,8 @@ struct ManualPageTests {
     /// A value each option of reachd accepts, so `reachd OPTION VALUE --help` reaches `--help`.
     static let sampleValues = [
         "--system-bus-address": "unix:path=/nonexistent", "--settle-ms": "10", "--max-monitors-per-client": "2",
-        "--max-monitors": "3", "--log-level": "debug",
+        "--max-monitors": "3", "--log-level": "debug", "--probe-ipv4": "198.51.100.7", "--probe-ipv6": "3fff::7",
+        "--route-events": "all", "--override-delay-ms": "500",
     ]
 
     @Test("every option reachd(8) documents is one reachd accepts, and every option reachd takes is documented")

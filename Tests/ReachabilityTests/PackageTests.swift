@@ -33,6 +33,7 @@ struct PackageTests {
         "./usr/bin/reachd", "./usr/bin/reachctl",
         "./usr/share/dbus-1/services/io.reachd.Reachability1.service",
         "./usr/lib/systemd/user/reachd.service",
+        "./usr/lib/systemd/user/reachd-online.target", "./usr/lib/systemd/user/reachd-wait-online.service",
         "./usr/share/dbus-1/interfaces/io.reachd.Reachability1.xml",
         "./usr/share/dbus-1/interfaces/io.reachd.Reachability1.Monitor.xml",
         "./usr/share/man/man1/reachctl.1.gz", "./usr/share/man/man8/reachd.8.gz",
