@@ -25,7 +25,13 @@
  *                                        prints "ms signals" per round (stamp: just before the "go" to the emitter)
  *   fuzz ADDR N SEED                     N malformed/random calls to reachd, each must be answered; prints counts
  *   start ADDR NAME RUNS -- PROGRAM ARGS…  runs PROGRAM RUNS times: exec → NAME owned → first GetStatus reply;
- *                                        prints milliseconds per run
+ *                                        prints "milliseconds status" per run
+ *   check ADDR ROUNDS GAP_US HOST…       one connection; ROUNDS times, for each HOST in turn, a blocking CheckHost(HOST)
+ *                                        then GAP_US microseconds of sleep; prints "microseconds status host" per call
+ *                                        (the time from just before the send to the reply)
+ *   flood ADDR N FORMAT                  one connection keeps N CheckHost calls in flight, for the names FORMAT with
+ *                                        %d = 0 … N-1 (e.g. a%d.slow.test), re-sending each name as soon as its answer
+ *                                        comes; prints "flooding N" once all N are sent, then runs until killed
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
@@ -515,12 +521,80 @@ static int start(const char *addr, const char *name, int runs, char **argv) {
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
         if (!r) { fprintf(stderr, "dbusbench: start: run %d got no answer\n", i); return 1; }
+        dbus_int32_t status = -2;
+        dbus_message_get_args(r, NULL, DBUS_TYPE_INT32, &status, DBUS_TYPE_INVALID);
         dbus_message_unref(r);
-        printf("%.2f\n", (t1 - t0) / 1000);
+        printf("%.2f %d\n", (t1 - t0) / 1000, (int)status);
         fflush(stdout);
         /* wait for the name to go so the next run starts clean */
         usleep(50000);
         while (dbus_connection_read_write(c, 0) && (m = dbus_connection_pop_message(c))) dbus_message_unref(m);
+    }
+    return 0;
+}
+
+/* ---- check: CheckHost latency, one call at a time ---- */
+static int check(const char *addr, int rounds, int gap_us, char **hosts, int nhosts) {
+    DBusConnection *c = connect_bus(addr);
+    int failed = 0;
+    for (int i = 0; i < rounds; i++)
+        for (int h = 0; h < nhosts; h++) {
+            DBusMessage *m = dbus_message_new_method_call(RD_NAME, RD_PATH, RD_NAME, "CheckHost");
+            dbus_message_append_args(m, DBUS_TYPE_STRING, &hosts[h], DBUS_TYPE_INVALID);
+            DBusError e;
+            dbus_error_init(&e);
+            double t0 = now_us();
+            DBusMessage *r = dbus_connection_send_with_reply_and_block(c, m, 25000, &e);
+            double t1 = now_us();
+            dbus_message_unref(m);
+            dbus_int32_t status = -2;
+            if (r) {
+                dbus_message_get_args(r, NULL, DBUS_TYPE_INT32, &status, DBUS_TYPE_INVALID);
+                dbus_message_unref(r);
+            } else {
+                if (failed++ == 0) fprintf(stderr, "dbusbench: check %s: %s\n", hosts[h], e.message);
+                dbus_error_free(&e);
+            }
+            printf("%.1f %d %s\n", t1 - t0, (int)status, hosts[h]);
+            if (gap_us > 0) usleep(gap_us);
+        }
+    fflush(stdout);
+    return failed ? 1 : 0;
+}
+
+/* ---- flood: N CheckHost calls always in flight; a name is sent again as soon as it is answered ---- */
+static dbus_uint32_t flood_send(DBusConnection *c, const char *format, int i) {
+    char host[256];
+    snprintf(host, sizeof host, format, i);
+    const char *h = host;
+    DBusMessage *m = dbus_message_new_method_call(RD_NAME, RD_PATH, RD_NAME, "CheckHost");
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &h, DBUS_TYPE_INVALID);
+    dbus_uint32_t serial = 0;
+    dbus_connection_send(c, m, &serial);
+    dbus_message_unref(m);
+    return serial;
+}
+
+static int flood(const char *addr, int n, const char *format) {
+    DBusConnection *c = connect_bus(addr);
+    dbus_uint32_t *serials = calloc(n, sizeof *serials);
+    for (int i = 0; i < n; i++) serials[i] = flood_send(c, format, i);
+    dbus_connection_flush(c);
+    printf("flooding %d\n", n);
+    fflush(stdout);
+    /* Replies arrive as plain messages (no pending call was registered for them). */
+    while (dbus_connection_read_write(c, -1)) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(c))) {
+            int type = dbus_message_get_type(m);
+            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
+                dbus_uint32_t serial = dbus_message_get_reply_serial(m);
+                for (int i = 0; i < n; i++)
+                    if (serials[i] == serial) { serials[i] = flood_send(c, format, i); break; }
+            }
+            dbus_message_unref(m);
+        }
+        dbus_connection_flush(c);
     }
     return 0;
 }
@@ -534,6 +608,8 @@ int main(int argc, char **argv) {
     if (argc >= 8 && !strcmp(argv[1], "reeval")) return reeval(argv[2], atoi(argv[3]), argv[4], argv[5], argv[6], atoi(argv[7]));
     if (argc >= 5 && !strcmp(argv[1], "floor")) return floor_bench(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (argc >= 5 && !strcmp(argv[1], "fuzz")) return fuzz(argv[2], atol(argv[3]), (unsigned)atol(argv[4]));
+    if (argc >= 6 && !strcmp(argv[1], "check")) return check(argv[2], atoi(argv[3]), atoi(argv[4]), argv + 5, argc - 5);
+    if (argc >= 5 && !strcmp(argv[1], "flood")) return flood(argv[2], atoi(argv[3]), argv[4]);
     if (argc >= 7 && !strcmp(argv[1], "start") && !strcmp(argv[5], "--")) return start(argv[2], argv[3], atoi(argv[4]), argv + 6);
     fprintf(stderr, "usage: see the comment at the top of dbusbench.c\n");
     return 2;
