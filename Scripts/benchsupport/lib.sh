@@ -30,6 +30,33 @@ bs_netns() {
     ip -n "$1" link set lo up
 }
 
+# bs_uplink_netns NAME: bs_netns plus the uplink ReachdProcess.Network.privateWithDefaultRoute
+# builds for the tests: a veth pair rv0 (192.0.2.2/24) and rv1, both up, default via 192.0.2.1.
+# Nothing leaves it: 192.0.2.1 is no one, and rv1 is in the namespace too.
+bs_uplink_netns() {
+    bs_netns "$1"
+    ip -n "$1" link add rv0 type veth peer name rv1
+    ip -n "$1" link set rv1 up
+    ip -n "$1" address add 192.0.2.2/24 dev rv0
+    ip -n "$1" link set rv0 up
+    ip -n "$1" route add default via 192.0.2.1
+}
+
+# bs_route_table NAME N: N more routes in NAME's main table, as a routing daemon's full
+# table would be: /32s counted up from 100.64.0.0 (shared address space, 100.64.0.0/10
+# holds 4 million) via 192.0.2.1, proto bird. None covers a probe address.
+bs_route_table() {
+    awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++)
+        printf "route add 100.%d.%d.%d/32 via 192.0.2.1 proto bird\n", 64 + int(i / 65536), int(i / 256) % 256, i % 256 }' \
+        | ip -n "$1" -batch -
+}
+
+# bs_cpu_ns PID: CPU time PID's threads have used, in nanoseconds (sum of the first field of
+# /proc/PID/task/*/schedstat). /proc/PID/stat's utime + stime count in clock ticks of 10 ms,
+# coarser than the figures measured with it; schedstat counts the same time in ns. A thread
+# that exits takes its time with it: use it where reachd has one thread (no names resolved).
+bs_cpu_ns() { cat "/proc/$1/task/"*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }'; }
+
 # bs_build: release reachd (own scratch path) and the C fixture.
 bs_build() {
     install_missing "${REACHD_BUILD_PACKAGES[@]}" "${REACHD_TEST_PACKAGES[@]}" gcc strace
