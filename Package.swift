@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .library(name: "Reachability", targets: ["Reachability"]),
+        .library(name: "ReachabilityNotifications", targets: ["ReachabilityNotifications"]),
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
     ],
@@ -66,7 +67,10 @@ let package = Package(
         ),
         // The client library: AFNetworkReachabilityManager's API over reachd.
         // It imports DBus and the contract internally (SE-0409): its users never see them.
+        // Foundation-free, so that clients (reachctl among them) do not carry ICU.
         .target(name: "Reachability", dependencies: ["DBus", "ReachabilityCore", "ReachabilityContract"]),
+        // AFNetworking's NotificationCenter notification, for apps that want Foundation.
+        .target(name: "ReachabilityNotifications", dependencies: ["Reachability"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",
@@ -85,7 +89,7 @@ let package = Package(
         // python-dbusmock's NetworkManager and the real one in a namespace.
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
-        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "reachd", "reachctl", "TestSupport"]),
+        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "ReachabilityNotifications", "reachd", "reachctl", "TestSupport"]),
         // The service's pure parts, without root, buses or network: netlink
         // parsing, host grammar, IDNA, the NetworkManager property cache, the merger.
         .testTarget(

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// A status change on its way to the handler: `epoch` ties it to one `startMonitoring()`, so
 /// nothing is delivered after `stopMonitoring()`.
@@ -23,6 +22,8 @@ struct ManagerState {
     var hasReport = false
     var lastError: ReachabilityError?
     var delivery = StatusDelivery.queue(.main, handler: nil)
+    /// Runs after each handler call (ReachabilityNotifications posts the notification from here).
+    var statusObserver: (@Sendable (NetworkReachabilityManager, ReachabilityUpdate) -> Void)?
     /// `startMonitoring()` is in effect.
     var isMonitoring = false
     var handlerEpoch = 0

@@ -1,14 +1,14 @@
 @_exported import ReachabilityCore
 import Dispatch
-import Foundation
 import Synchronization
 
 /// AFNetworking's `AFNetworkReachabilityManager`, answered by reachd over the session bus.
 ///
 /// `shared` and `init()` follow the default route; `init(domain:)` and `init(address:)` follow one
 /// host through a monitor the service keeps for this client. `startMonitoring()` delivers the
-/// current status at once and then every change of (status, flags), to the handler and as the
-/// `reachabilityDidChange` notification, on the main queue unless another queue or an actor is chosen.
+/// current status at once and then every change of (status, flags) to the handler, on the main
+/// queue unless another queue or an actor is chosen (and, with `ReachabilityNotifications`, as the
+/// `reachabilityDidChange` notification right after it).
 /// `updates` is the Swift-native form: an `AsyncStream` of every change.
 ///
 /// If reachd is not on the bus, the manager asks D-Bus to start it; if it cannot be started it
@@ -20,21 +20,13 @@ import Synchronization
 /// ```swift
 /// let manager = NetworkReachabilityManager.shared
 /// manager.setReachabilityStatusChangeHandler { status in
-///     print("now", status.localizedString(environment: ProcessInfo.processInfo.environment))
+///     print("now", status.string)
 /// }
 /// manager.startMonitoring()
 /// ```
 public final class NetworkReachabilityManager: Sendable {
     /// The default route on the session bus (`sharedManager`).
     public static let shared = NetworkReachabilityManager()
-
-    /// The notification posted after each status change (`AFNetworkingReachabilityDidChangeNotification`).
-    public static let reachabilityDidChange = Notification.Name.reachabilityDidChange
-    /// User-info key of `reachabilityDidChange`: the new `NetworkReachabilityStatus`
-    /// (`AFNetworkingReachabilityNotificationStatusItem`).
-    public static let statusUserInfoKey = "NetworkReachabilityNotificationStatusItem"
-    /// User-info key of `reachabilityDidChange`: the new `ReachabilityFlags`.
-    public static let flagsUserInfoKey = "NetworkReachabilityNotificationFlagsItem"
 
     /// What this manager follows.
     public let target: Target
@@ -85,7 +77,7 @@ public final class NetworkReachabilityManager: Sendable {
     /// The status in the language of the process's locale (`LC_ALL`, `LC_MESSAGES`, `LANG`):
     /// English or Simplified Chinese.
     public var localizedNetworkReachabilityStatusString: String {
-        networkReachabilityStatus.localizedString(environment: ProcessInfo.processInfo.environment)
+        networkReachabilityStatus.localizedString(environment: LocaleEnvironment.current)
     }
     /// Why the manager reports `.unknown`, if a call failed (no session bus, the service cannot be
     /// activated, a host was refused); nil once the service answers.
@@ -121,6 +113,13 @@ public final class NetworkReachabilityManager: Sendable {
         watcher?.stop()
     }
 
+    /// Sets what runs right after each handler call, on the handler's queue or actor, in order;
+    /// nil removes it. `ReachabilityNotifications` posts `reachabilityDidChange` from here, so this
+    /// library needs no Foundation (and apps that do not post notifications do not carry it).
+    public func setStatusChangeObserver(_ observer: (@Sendable (NetworkReachabilityManager, ReachabilityUpdate) -> Void)?) {
+        state.withLock { $0.statusObserver = observer }
+    }
+
     /// Sets the block run on each status change (`setReachabilityStatusChangeBlock:`), on the main
     /// queue, as AFNetworking does. The main queue runs in programs with an async `main` or
     /// `dispatchMain()`; elsewhere choose a queue or an actor. `nil` removes the handler.
@@ -129,7 +128,7 @@ public final class NetworkReachabilityManager: Sendable {
     }
 
     /// Sets the block run on each status change, on `queue` (a serial queue keeps the order).
-    /// The notification is posted on the same queue, right after the handler.
+    /// The status observer runs on the same queue, right after the handler.
     public func setReachabilityStatusChangeHandler(
         queue: DispatchQueue, _ handler: (@Sendable (NetworkReachabilityStatus) -> Void)?
     ) {
@@ -137,7 +136,7 @@ public final class NetworkReachabilityManager: Sendable {
     }
 
     /// Sets the handler run on each status change isolated to `actor`, one call after the other in order.
-    /// The notification is posted after each call.
+    /// The status observer runs after each call.
     ///
     /// ```swift
     /// manager.setReachabilityStatusChangeHandler(on: MainActor.shared) { _, status in label.text = "\(status)" }
@@ -150,7 +149,7 @@ public final class NetworkReachabilityManager: Sendable {
             for await change in changes {
                 guard let self, self.isCurrent(change.epoch) else { continue }
                 await handler(actor, change.update.status)
-                self.postNotification(change.update)
+                self.observeStatus(change.update)
             }
         }
         replaceDelivery(with: .actor(continuation))
@@ -239,7 +238,7 @@ public final class NetworkReachabilityManager: Sendable {
             queue.async {
                 guard self.isCurrent(change.epoch) else { return }
                 handler?(change.update.status)
-                self.postNotification(change.update)
+                self.observeStatus(change.update)
             }
         case .actor(let continuation):
             continuation.yield(change)
@@ -258,9 +257,7 @@ public final class NetworkReachabilityManager: Sendable {
         state.withLock { $0.isMonitoring && $0.handlerEpoch == epoch }
     }
 
-    private func postNotification(_ update: ReachabilityUpdate) {
-        NotificationCenter.default.post(
-            name: .reachabilityDidChange, object: self,
-            userInfo: [Self.statusUserInfoKey: update.status, Self.flagsUserInfoKey: update.flags])
+    private func observeStatus(_ update: ReachabilityUpdate) {
+        state.withLock { $0.statusObserver }?(self, update)
     }
 }

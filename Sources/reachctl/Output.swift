@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Reachability
 
 /// How reachctl prints: human lines with the localized status and the flag names, or JSON.
@@ -6,14 +6,32 @@ enum Output {
     /// One line on standard output, written at once (not left in a buffer), so a reader of
     /// `watch` sees each change as it happens.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDOUT_FILENO)
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("reachctl: " + text + "\n").utf8))
+        write("reachctl: " + text + "\n", to: STDERR_FILENO)
     }
 
-    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    /// Straight to the descriptor, as FileHandle did: reachctl links no Foundation (and so no ICU).
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// The locale variables that choose the status's language.
+    static var environment: [String: String] {
+        var values: [String: String] = [:]
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = getenv(name) { values[name] = String(cString: value) }
+        }
+        return values
+    }
 
     static func localized(_ status: NetworkReachabilityStatus) -> String {
         status.localizedString(environment: environment)
@@ -61,18 +79,14 @@ enum Output {
         update.interface.isEmpty ? update.interfaceType.rawValue : "\(update.interface) (\(update.interfaceType.rawValue))"
     }
 
-    static func json(_ report: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a struct of strings, numbers and booleans cannot fail.
-        let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+    static func json(_ report: some JSONRepresentable) -> String {
+        report.jsonValue.text
     }
 }
 
 /// The JSON form, one object per line; keys follow the D-Bus property names in lower camel case.
 /// Facts the source does not publish (a host's metered state, `CheckHost`'s interface) are left out.
-struct Report: Encodable {
+struct Report {
     var host: String?
     var status: Int32
     var statusString: String
@@ -116,5 +130,25 @@ struct Report: Encodable {
             unsatisfiedReason = path.unsatisfiedReason.rawValue
             source = path.source?.rawValue ?? ""
         }
+    }
+}
+
+extension Report: JSONRepresentable {
+    /// Keys sorted, absent facts left out: what JSONEncoder with `.sortedKeys` and
+    /// `.withoutEscapingSlashes` printed before reachctl stopped linking Foundation.
+    var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = [
+            "status": .number(Int(status)), "statusString": .string(statusString),
+            "localizedStatusString": .string(localizedStatusString), "flags": .number(Int(flags)),
+            "flagNames": .array(flagNames.map(JSONValue.string)), "reachable": .bool(reachable),
+            "reachableViaWWAN": .bool(reachableViaWWAN), "reachableViaWiFi": .bool(reachableViaWiFi),
+        ]
+        for (key, value) in [("host", host), ("interfaceType", interfaceType), ("interface", interface),
+                             ("connectivity", connectivity), ("backend", backend), ("level", level),
+                             ("unsatisfiedReason", unsatisfiedReason), ("source", source)] {
+            if let value { fields[key] = .string(value) }
+        }
+        if let metered { fields["metered"] = .bool(metered) }
+        return .object(fields)
     }
 }

@@ -24,8 +24,8 @@ extension Reachctl {
 }
 
 /// `reachctl path`: NetworkPath's fields, keys in lower camel case.
-struct PathReport: Encodable {
-    struct Interface: Encodable {
+struct PathReport: JSONRepresentable {
+    struct Interface {
         var name: String
         var type: String
         var hasInternetPath: Bool
@@ -69,6 +69,20 @@ struct PathReport: Encodable {
         }
         gateways = path.gateways
         source = path.source?.rawValue ?? ""
+    }
+
+    var jsonValue: JSONValue {
+        .object([
+            "status": .string(status), "unsatisfiedReason": .string(unsatisfiedReason), "level": .string(level),
+            "isExpensive": .bool(isExpensive), "isConstrained": .bool(isConstrained), "isValidated": .bool(isValidated),
+            "isBehindCaptivePortal": .bool(isBehindCaptivePortal), "supportsIPv4": .bool(supportsIPv4),
+            "supportsIPv6": .bool(supportsIPv6), "supportsDNS": .bool(supportsDNS), "interfaceType": .string(interfaceType),
+            "underlyingInterfaceType": .string(underlyingInterfaceType),
+            "availableInterfaces": .array(availableInterfaces.map {
+                .object(["name": .string($0.name), "type": .string($0.type), "hasInternetPath": .bool($0.hasInternetPath)])
+            }),
+            "gateways": .array(gateways.map(JSONValue.string)), "source": .string(source),
+        ])
     }
 
     var text: String {

@@ -21,11 +21,16 @@ struct Waiter {
         case cannotEvaluate(String)
     }
 
-    struct Report: Encodable {
+    struct Report: JSONRepresentable {
         var satisfied: Bool
         var level: String
         var reason: String
         var elapsedMs: Int
+
+        var jsonValue: JSONValue {
+            .object(["satisfied": .bool(satisfied), "level": .string(level), "reason": .string(reason),
+                     "elapsedMs": .number(elapsedMs)])
+        }
     }
 
     struct Outcome {

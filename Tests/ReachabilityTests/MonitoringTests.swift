@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Reachability
+import ReachabilityNotifications
 import TestSupport
 import Testing
 
@@ -61,6 +62,7 @@ struct MonitoringTests {
                 dispatchPrecondition(condition: .onQueue(queue))
                 handled.append(status)
             }
+            manager.postNotifications()
             let observer = NotificationCenter.default.addObserver(
                 forName: .reachabilityDidChange, object: manager, queue: nil
             ) { notification in
