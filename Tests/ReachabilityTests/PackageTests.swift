@@ -14,7 +14,9 @@ import Testing
 struct PackageTests {
     /// Built once per test run, shared by the tests.
     static let package = Task<String, any Error> {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-package-\(UUID().uuidString.prefix(8))").path
+        // Beside its build, replacing the last run's package, so runs leave nothing in /tmp.
+        let output = "\(scratchPath)/deb"
+        try? FileManager.default.removeItem(atPath: output)
         // Its own build folder: `swift test` holds .build's lock while it runs.
         let result = try await runTool(Executables.packageRoot.appendingPathComponent("Scripts/package").path,
                                        ["--output", output], environment: ["REACHD_SCRATCH_PATH": Self.scratchPath],
