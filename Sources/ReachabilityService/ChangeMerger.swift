@@ -39,6 +39,9 @@ actor ChangeMerger {
         case kernelChanged
         /// A pending disagreement may have held long enough.
         case overrideTimer
+        /// The machine woke from sleep: look at everything again (host monitors re-resolve
+        /// their names; addresses from before may belong to another network).
+        case resumed
     }
 
     /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
@@ -111,7 +114,7 @@ actor ChangeMerger {
         case .networkManager(let snapshot):
             networkManager = snapshot
             heardNetworkManager = true
-        case .kernelChanged:
+        case .kernelChanged, .resumed:
             // The first value needs NetworkManager's first word (or its absence).
             guard heardNetworkManager else { return }
         case .overrideTimer:

@@ -32,14 +32,20 @@ public struct NetworkManagerBackend: Sendable {
         case signal(Message)
         /// Time to read again what a transient failure left unread.
         case retry
+        /// The machine woke from sleep: read everything again.
+        case resync
     }
 
     /// Calls `report` with NetworkManager's state (nil while it is not on the
     /// bus, or still starting): first once the initial state is read, then
     /// after each change that alters the snapshot. Returns when the task is
-    /// cancelled or the bus goes away.
-    public func run(report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
+    /// cancelled or the bus goes away. Each element of `resyncs` (a resume from
+    /// sleep) has everything read again, as at start, in case a change was missed.
+    public func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
+                    report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(4096))
+        let forwarding = Task { for await _ in resyncs { sink.yield(.resync) } }
+        defer { forwarding.cancel() }
         try await bus.deliverSignals(matchingAny: [
             MatchRule(sender: NetworkManagerNames.bus),
             MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged",
@@ -62,6 +68,9 @@ public struct NetworkManagerBackend: Sendable {
             case .retry:
                 reader.retry = nil
                 await reader.readMissing()
+            case .resync:
+                guard reader.owner != nil else { continue }
+                await reader.synchronize()
             case .signal(let signal) where signal.sender == .bus:
                 guard signal.member?.rawValue == "NameOwnerChanged", signal.body.count == 3 else { continue }
                 let owner = signal.body[2].stringValue.flatMap(BusName.init(rawValue:))

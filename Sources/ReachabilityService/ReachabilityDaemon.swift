@@ -231,10 +231,13 @@ public struct ReachabilityDaemon: Sendable {
             await merger.receive(.networkManager(nil))
             return
         }
+        let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let resumes = Task { await followResumes(on: system, resync: resync, merger: merger) }
+        defer { resumes.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         defer { Task { await checker.attach(nil) } }
         do {
-            try await backend.run { snapshot in
+            try await backend.run(resyncs: resyncs) { snapshot in
                 if snapshot == nil { logger.notice("no word from NetworkManager (absent, or not answering yet); following the kernel's routes") }
                 await checker.attach(snapshot == nil ? nil : system)
                 await merger.receive(.networkManager(snapshot))
@@ -244,6 +247,33 @@ public struct ReachabilityDaemon: Sendable {
             await merger.receive(.networkManager(nil))
         }
         await system.close()
+    }
+
+    /// After a sleep nothing seen before may hold: logind's `PrepareForSleep(false)` has
+    /// NetworkManager read again, the kernel's paths recomputed and every host name
+    /// resolved again, then all of it once more 5 s later (a resume settles in steps).
+    /// Nothing is done before sleep: NetworkManager's ASLEEP and the links going down are
+    /// the truth then. Without logind on the bus nothing arrives, at no cost.
+    private func followResumes(on system: Connection, resync: AsyncStream<Void>.Continuation, merger: ChangeMerger) async {
+        guard let signals = try? await system.signals(matching: MatchRule(
+            sender: "org.freedesktop.login1", interface: "org.freedesktop.login1.Manager",
+            member: "PrepareForSleep", path: "/org/freedesktop/login1")) else { return }
+        var again: Task<Void, Never>?
+        defer { again?.cancel() }
+        for await signal in signals {
+            guard case .boolean(false)? = signal.body.first else { continue }
+            again?.cancel()
+            let round = { @Sendable (which: String) async in
+                logger.info("resume: resynchronising (\(which))")
+                resync.yield()
+                await merger.receive(.resumed)
+            }
+            await round("at wake")
+            again = Task {
+                guard (try? await Task.sleep(for: .seconds(5))) != nil else { return }
+                await round("5 s after wake")
+            }
+        }
     }
 
     private func announce(_ value: PublishedReachability, publisher: ReachabilityPublisher, session: Connection) async {
