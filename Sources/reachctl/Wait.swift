@@ -35,6 +35,16 @@ extension Reachctl {
         @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level.")
         var host: String?
 
+        @Option(name: [.customShort("i"), .customLong("interface")],
+                help: "Wait for this interface instead of the global level: IF or IF:link|routable (repeatable; an absent interface is waited for).")
+        var interface: [String] = []
+
+        @Option(help: "Links whose names match this glob never count (repeatable).")
+        var ignore: [String] = []
+
+        @Flag(help: "With several -i conditions, one suffices.")
+        var any = false
+
         @Flag(name: [.customShort("x"), .customLong("exit-early")],
               help: "Exit 1 at once when the condition is not met and nothing is being connected.")
         var exitEarly = false
@@ -61,6 +71,21 @@ extension Reachctl {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
             }
             if host != nil && (ipv4 || ipv6) { throw ValidationError("-4 and -6 do not apply to --host") }
+            if host != nil && !interface.isEmpty { throw ValidationError("wait for --host or for -i interfaces, not both at once") }
+            if any && interface.count < 2 { throw ValidationError("--any needs at least two -i conditions") }
+            for item in interface {
+                guard let condition = InterfaceCondition(item, defaultLevel: interfaceDefaultLevel) else {
+                    throw ValidationError("-i takes IF or IF:link|routable, not '\(item)'")
+                }
+                if matchesAny(condition.name, ignore) {
+                    throw ValidationError("-i \(condition.name) matches an --ignore, so it could never be met")
+                }
+            }
+        }
+
+        /// `-i IF` without `:LEVEL` takes `--level` when it names one an interface can have.
+        private var interfaceDefaultLevel: InterfaceCondition.Level {
+            WaitCondition.Level(level) == .link ? .link : .routable
         }
 
         static func seconds(_ text: String) -> Double? {
@@ -70,7 +95,10 @@ extension Reachctl {
         }
 
         func run() async throws {
-            let condition = WaitCondition(level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6)
+            let condition = WaitCondition(
+                level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6,
+                interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },
+                ignore: ignore, any: any)
             let manager = NetworkReachabilityManager(host.map { .init(host: $0) } ?? .defaultRoute)
             let waiter = Waiter(condition: condition, forHost: host != nil, timeout: Self.seconds(timeout)!,
                                 stable: .seconds(stable), exitEarly: exitEarly, quiet: quiet)

@@ -29,15 +29,30 @@ struct WaitCondition: Equatable {
     var level: Level
     var ipv4 = false
     var ipv6 = false
+    /// `-i` conditions: when given, they replace the global level.
+    var interfaces: [InterfaceCondition] = []
+    /// `--ignore` globs: matching links never count.
+    var ignore: [String] = []
+    /// `--any`: one `-i` condition suffices (default: all).
+    var any = false
 
     /// Whether `update` satisfies the condition. Unknown never does.
     func isSatisfied(by update: ReachabilityUpdate, forHost: Bool) -> Bool {
         if forHost { return update.isReachable }
-        let path = NetworkPath(update)
-        guard path.level != .unknown, path.level >= level.networkLevel else { return false }
+        var path = NetworkPath(update)
+        guard path.level != .unknown else { return false }
+        path.availableInterfaces.removeAll { matchesAny($0.name, ignore) }
         if ipv4 && !path.supportsIPv4 { return false }
         if ipv6 && !path.supportsIPv6 { return false }
-        return true
+        if !interfaces.isEmpty {
+            let results = interfaces.map { $0.isSatisfied(by: path) }
+            return any ? results.contains(true) : !results.contains(false)
+        }
+        if level == .link && !ignore.isEmpty {
+            // Judged here: reachd's Level does not know which links the caller ignores.
+            return path.availableInterfaces.contains { $0.type != .vpn }
+        }
+        return path.level >= level.networkLevel
     }
 
     /// `online` needs a connectivity check that runs; without one it can never hold.
@@ -49,6 +64,9 @@ struct WaitCondition: Equatable {
     /// Why the condition does not hold, for the line printed on failure.
     func reason(_ update: ReachabilityUpdate, forHost: Bool) -> String {
         let path = NetworkPath(update)
+        if !forHost, !interfaces.isEmpty {
+            return interfaces.filter { !$0.isSatisfied(by: path) }.map { $0.reason(path) }.joined(separator: "; ")
+        }
         var text = "\(forHost ? "host" : "level \(level.networkLevel.rawValue)") not reached"
         let interface = update.interface.isEmpty ? "" : " on \(update.interface)"
         if path.unsatisfiedReason != .none {

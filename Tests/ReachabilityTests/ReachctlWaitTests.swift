@@ -78,12 +78,35 @@ struct ReachctlWaitTests {
         }
     }
 
+    @Test("-i: an interface that carries the path is routable; an absent one is waited for; --any needs one of them")
+    func interfaceConditions() async throws {
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            // reachd's namespace: rv0 carries the kernel's path; its peer rv1 is a host-side veth.
+            #expect(try await world.reachctl("wait", "-i", "rv0", "--timeout", "0").status == 0)
+            #expect(try await world.reachctl("wait", "-i", "rv0:link", "--timeout", "0").status == 0)
+            let absent = try await world.reachctl("wait", "-i", "nosuch0", "--timeout", "1")
+            #expect(absent.status == 1, "\(absent.transcript)")
+            #expect(absent.standardError.contains("interface nosuch0 not present"), "\(absent.transcript)")
+            #expect(try await world.reachctl("wait", "-i", "rv1", "--timeout", "0").status == 1,
+                    "a host-side veth is no interface a path is known by")
+            #expect(try await world.reachctl("wait", "--any", "-i", "nosuch0", "-i", "rv0", "--timeout", "0").status == 0)
+            #expect(try await world.reachctl("wait", "-i", "nosuch0", "-i", "rv0", "--timeout", "0").status == 1)
+            #expect(try await world.reachctl("wait", "--level", "link", "--ignore", "rv*", "--timeout", "0").status == 1,
+                    "with its only link ignored, nothing counts for link")
+        }
+    }
+
     @Test("contradictions are usage errors (64)", arguments: [
         ["wait", "--level", "link", "-4"],
         ["wait", "--level", "loud"],
         ["wait", "--timeout", "-1"],
         ["wait", "--timeout", "soon"],
         ["wait", "--host", "example.org", "-6"],
+        ["wait", "--any", "-i", "eth0"],
+        ["wait", "-i", "eth0", "--ignore", "eth*"],
+        ["wait", "-i", "eth0:online"],
+        ["wait", "-i", "eth0", "--host", "example.org"],
     ])
     func contradictionsExit64(arguments: [String]) async throws {
         let result = try await runTool(Executables.reachctl, arguments)

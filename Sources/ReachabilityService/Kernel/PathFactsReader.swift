@@ -45,7 +45,8 @@ struct PathFactsReader: Sendable {
             let carriesPath = pathInterfaces.contains(name)
             let linkClass = link.linkClass(carriesPath: carriesPath)
             if linkClass.countsForLinkLevel && link.isUpAndRunning { hasLink = true }
-            guard linkClass.isListedAsAvailable else { continue }
+            // Available as NWPath means it: a link that could carry a path and is up with carrier.
+            guard linkClass.isListedAsAvailable, link.isUpAndRunning else { continue }
             let hasInternetPath = carriesPath
                 || (withDefault?.contains(index) ?? false) && link.isUpAndRunning && !link.needsUnderlay
             if hasInternetPath, !link.needsUnderlay, underlay == nil { underlay = link.classification.interfaceType }

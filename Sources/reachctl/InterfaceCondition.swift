@@ -1,0 +1,46 @@
+import Glibc
+import Reachability
+
+/// `reachctl wait -i IF[:LEVEL]`: one interface's condition, judged from reachd's
+/// `AvailableInterfaces` (links that could carry a path and are up with carrier).
+struct InterfaceCondition: Equatable {
+    enum Level: String, Equatable {
+        /// Listed: up, with carrier, able to carry a path.
+        case link
+        /// Listed with an Internet path of its own.
+        case routable
+    }
+
+    var name: String
+    var level: Level
+
+    /// Parses `IF` or `IF:LEVEL`; `defaultLevel` applies without `:LEVEL`.
+    init?(_ text: String, defaultLevel: Level) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let name = parts.first, !name.isEmpty else { return nil }
+        self.name = name
+        if parts.count == 2 {
+            guard let level = Level(rawValue: parts[1]) else { return nil }
+            self.level = level
+        } else {
+            self.level = defaultLevel
+        }
+    }
+
+    func isSatisfied(by path: NetworkPath) -> Bool {
+        guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else { return false }
+        return level == .link || interface.hasInternetPath
+    }
+
+    func reason(_ path: NetworkPath) -> String {
+        guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else {
+            return "interface \(name) not present (or down)"
+        }
+        return interface.hasInternetPath ? "interface \(name) ready" : "interface \(name) has no Internet path"
+    }
+}
+
+/// `--ignore GLOB`: links whose names match never count.
+func matchesAny(_ name: String, _ globs: [String]) -> Bool {
+    globs.contains { fnmatch($0, name, 0) == 0 }
+}
