@@ -32,7 +32,7 @@ extension Reachctl {
         @Option(help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
         var timeout: String = "30"
 
-        @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level.")
+        @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level; NAME:PORT (or [IPV6]:PORT) also waits until a TCP connection to that port succeeds.")
         var host: String?
 
         @Option(name: [.customShort("i"), .customLong("interface")],
@@ -71,6 +71,7 @@ extension Reachctl {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
             }
             if host != nil && (ipv4 || ipv6) { throw ValidationError("-4 and -6 do not apply to --host") }
+            if let host, TCPHandshake.split(host) == nil { throw ValidationError("--host takes NAME, NAME:PORT or [IPV6]:PORT with a port of 1-65535, not '\(host)'") }
             if host != nil && !interface.isEmpty { throw ValidationError("wait for --host or for -i interfaces, not both at once") }
             if any && interface.count < 2 { throw ValidationError("--any needs at least two -i conditions") }
             for item in interface {
@@ -99,9 +100,11 @@ extension Reachctl {
                 level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6,
                 interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },
                 ignore: ignore, any: any)
-            let manager = NetworkReachabilityManager(host.map { .init(host: $0) } ?? .defaultRoute)
-            let waiter = Waiter(condition: condition, forHost: host != nil, timeout: Self.seconds(timeout)!,
+            let target = host.flatMap(TCPHandshake.split)
+            let manager = NetworkReachabilityManager(target.map { .init(host: $0.host) } ?? .defaultRoute)
+            var waiter = Waiter(condition: condition, forHost: host != nil, timeout: Self.seconds(timeout)!,
                                 stable: .seconds(stable), exitEarly: exitEarly, quiet: quiet)
+            if let target, let port = target.port { waiter.handshake = (target.host, port) }
             let outcome = await waiter.wait(on: manager)
             if json { Output.line(Output.json(outcome.report)) }
             switch outcome.ending {

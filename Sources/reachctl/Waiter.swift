@@ -13,6 +13,9 @@ struct Waiter {
     let stable: Duration
     let exitEarly: Bool
     let quiet: Bool
+    /// `--host NAME:PORT`: besides the host being reachable, a TCP connection to the port must
+    /// succeed; tried on each reachable answer and every 1, 2, 4 … 30 s while it stays reachable.
+    var handshake: (host: String, port: UInt16)?
 
     enum Ending {
         case satisfied
@@ -42,6 +45,16 @@ struct Waiter {
         case update(ReachabilityUpdate)
         case deadline
         case heldLongEnough(Int)
+        case handshook(Bool)
+        case retryHandshake
+    }
+
+    /// One handshake, bounded by 5 s and the time left.
+    private func shake(timeLeft: Duration) -> Bool {
+        guard let handshake else { return true }
+        let bound = min(timeLeft, .seconds(5))
+        let milliseconds = Int32(bound.components.seconds * 1000 + bound.components.attoseconds / 1_000_000_000_000_000)
+        return TCPHandshake.succeeds(host: handshake.host, port: handshake.port, timeout: max(milliseconds, 1))
     }
 
     func wait(on manager: NetworkReachabilityManager) async -> Outcome {
@@ -63,8 +76,10 @@ struct Waiter {
                 return outcome(.failed(error))
             }
             if !condition.canBeSatisfied(by: last) { return outcome(.cannotEvaluate(cannotEvaluateText)) }
-            return outcome(condition.isSatisfied(by: last, forHost: forHost)
-                ? .satisfied : .notSatisfied("not reachable now: \(condition.reason(last, forHost: forHost))"))
+            guard condition.isSatisfied(by: last, forHost: forHost) else {
+                return outcome(.notSatisfied("not reachable now: \(condition.reason(last, forHost: forHost))"))
+            }
+            return outcome(shake(timeLeft: .seconds(5)) ? .satisfied : .notSatisfied("no TCP connection to the port now"))
         }
 
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
@@ -81,15 +96,55 @@ struct Waiter {
         var satisfiedStreak = 0  // counts streaks, so a stale timer of an earlier one is ignored
         var holding = false
         var announced: Bool?
+        var handshakeOK = handshake == nil
+        var shaking = false
+        var retryDelay = Duration.seconds(1)
+        let deadline = timeout.isFinite ? started + .seconds(timeout) : nil
+        func startHandshake() {
+            guard handshake != nil, !shaking else { return }
+            shaking = true
+            let left = deadline.map { $0 - .now } ?? .seconds(5)
+            tasks.append(Task { [self] in sink.yield(.handshook(self.shake(timeLeft: left))) })
+        }
         for await event in events {
+            var update = last
             switch event {
-            case .update(let update):
-                last = update
-                if update.status == .unknown, let error = manager.lastError, !error.isServiceUnavailable {
+            case .update(let new):
+                update = new
+                last = new
+                if new.status == .unknown, let error = manager.lastError, !error.isServiceUnavailable {
                     return outcome(.failed(error))  // a refusal does not go away by waiting
                 }
-                if !condition.canBeSatisfied(by: update) { return outcome(.cannotEvaluate(cannotEvaluateText)) }
-                let satisfied = condition.isSatisfied(by: update, forHost: forHost)
+                if !condition.canBeSatisfied(by: new) { return outcome(.cannotEvaluate(cannotEvaluateText)) }
+                if !new.isReachable { handshakeOK = handshake == nil }
+                if handshake != nil, new.isReachable, !handshakeOK { startHandshake() }
+            case .handshook(let ok):
+                shaking = false
+                handshakeOK = ok
+                if !ok {
+                    let delay = retryDelay
+                    retryDelay = min(retryDelay * 2, .seconds(30))
+                    tasks.append(Task {
+                        guard (try? await Task.sleep(for: delay)) != nil else { return }
+                        sink.yield(.retryHandshake)
+                    })
+                    continue
+                }
+            case .retryHandshake:
+                if last.isReachable, !handshakeOK { startHandshake() }
+                continue
+            case .heldLongEnough(let streak):
+                if holding && streak == satisfiedStreak { return outcome(.satisfied) }
+                continue
+            case .deadline:
+                if last.status == .unknown, let error = manager.lastError, error.isServiceUnavailable {
+                    return outcome(.failed(error))
+                }
+                let port = handshake != nil && last.isReachable && !handshakeOK ? " (no TCP connection to the port)" : ""
+                return outcome(.notSatisfied("timed out after \(Self.text(timeout)) s: \(condition.reason(last, forHost: forHost))\(port)"))
+            }
+            do {
+                let satisfied = condition.isSatisfied(by: update, forHost: forHost) && handshakeOK
                 if satisfied != announced, update.status != .unknown || announced != nil {
                     announced = satisfied
                     say(satisfied ? "condition met" : "waiting: \(condition.reason(update, forHost: forHost))")
@@ -107,17 +162,12 @@ struct Waiter {
                     }
                 } else {
                     holding = false
-                    if exitEarly, update.status != .unknown, NetworkPath(update).unsatisfiedReason != .connecting {
+                    // A handshake still to be tried is something in progress, too.
+                    let handshakePending = handshake != nil && update.isReachable
+                    if exitEarly, !handshakePending, update.status != .unknown, NetworkPath(update).unsatisfiedReason != .connecting {
                         return outcome(.notSatisfied("nothing is being connected: \(condition.reason(update, forHost: forHost))"))
                     }
                 }
-            case .heldLongEnough(let streak):
-                if holding && streak == satisfiedStreak { return outcome(.satisfied) }
-            case .deadline:
-                if last.status == .unknown, let error = manager.lastError, error.isServiceUnavailable {
-                    return outcome(.failed(error))
-                }
-                return outcome(.notSatisfied("timed out after \(Self.text(timeout)) s: \(condition.reason(last, forHost: forHost))"))
             }
         }
         return outcome(.notSatisfied(condition.reason(last, forHost: forHost)))

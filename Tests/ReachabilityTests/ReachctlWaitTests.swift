@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Reachability
 import TestSupport
 import Testing
@@ -97,6 +98,29 @@ struct ReachctlWaitTests {
         }
     }
 
+    @Test("--host NAME:PORT: 0 once a TCP connection to a listening port succeeds; 1 after the timeout for a closed one")
+    func hostWithAPortNeedsAHandshake() async throws {
+        // A listener on loopback, and a port number that was free a moment ago (nothing listens).
+        let listener = try ChildProcess("/usr/bin/python3", ["-c", """
+            import socket, time
+            listening = socket.socket(); listening.bind(('127.0.0.1', 0)); listening.listen(8)
+            closed = socket.socket(); closed.bind(('127.0.0.1', 0)); free = closed.getsockname()[1]; closed.close()
+            print(listening.getsockname()[1], free, flush=True)
+            time.sleep(120)
+            """], unsetting: ["PYTHONPATH", "PYTHONHOME"])
+        defer { listener.stop(SIGKILL) }
+        try await eventually(timeout: .seconds(10), "the listener is up") { listener.standardOutput.contains("\n") }
+        let ports = listener.standardOutput.split(whereSeparator: \.isWhitespace).map(String.init)
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let open = try await world.reachctl("wait", "--host", "127.0.0.1:\(ports[0])", "--timeout", "10")
+            #expect(open.status == 0, "\(open.transcript)")
+            let closed = try await world.reachctl("wait", "--host", "127.0.0.1:\(ports[1])", "--timeout", "2")
+            #expect(closed.status == 1, "\(closed.transcript)")
+            #expect(closed.standardError.contains("no TCP connection to the port"), "\(closed.transcript)")
+        }
+    }
+
     @Test("contradictions are usage errors (64)", arguments: [
         ["wait", "--level", "link", "-4"],
         ["wait", "--level", "loud"],
@@ -107,6 +131,8 @@ struct ReachctlWaitTests {
         ["wait", "-i", "eth0", "--ignore", "eth*"],
         ["wait", "-i", "eth0:online"],
         ["wait", "-i", "eth0", "--host", "example.org"],
+        ["wait", "--host", "example.org:0"],
+        ["wait", "--host", "example.org:http"],
     ])
     func contradictionsExit64(arguments: [String]) async throws {
         let result = try await runTool(Executables.reachctl, arguments)
