@@ -121,6 +121,40 @@ struct ReachctlWaitTests {
         }
     }
 
+    @Test("behind a captive portal: link holds, routable never does, and the reason says portal")
+    func portalNeverSatisfiesRoutable() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setManager("Connectivity", "u", "2")
+            try await world.waitForServiceStatus(.notReachable)
+            #expect(try await world.reachctl("wait", "--level", "link", "--timeout", "0").status == 0)
+            let routable = try await world.reachctl("wait", "--level", "routable", "--timeout", "1")
+            #expect(routable.status == 1, "\(routable.transcript)")
+            #expect(routable.standardError.contains("(portal"), "\(routable.transcript)")
+        }
+    }
+
+    @Test("GetPath carries exactly the properties GetAll does, in one round trip")
+    func getPathKeysAreGetAllKeys() async throws {
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            func keys(_ result: ToolResult) -> Set<String> {
+                // busctl --json=short: {"type":"a{sv}","data":[{"Status":{…},…}]}
+                let object = try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+                let dictionary = (object?["data"] as? [Any])?.first as? [String: Any]
+                return Set(dictionary?.keys.map { $0 } ?? [])
+            }
+            let getAll = try await world.session.busctl(
+                "--json=short", "call", "io.reachd.Reachability1", "/io/reachd/Reachability1",
+                "org.freedesktop.DBus.Properties", "GetAll", "s", "io.reachd.Reachability1")
+            let getPath = try await world.session.busctl(
+                "--json=short", "call", "io.reachd.Reachability1", "/io/reachd/Reachability1",
+                "io.reachd.Reachability1", "GetPath")
+            #expect(getAll.succeeded && getPath.succeeded, "\(getAll.transcript)\n\(getPath.transcript)")
+            #expect(keys(getPath).contains("Level") && keys(getPath).contains("AvailableInterfaces"))
+            #expect(keys(getPath) == keys(getAll), "GetPath: \(keys(getPath).sorted())\nGetAll: \(keys(getAll).sorted())")
+        }
+    }
+
     @Test("contradictions are usage errors (64)", arguments: [
         ["wait", "--level", "link", "-4"],
         ["wait", "--level", "loud"],
