@@ -9,6 +9,9 @@ struct InterfaceCondition: Equatable {
         case link
         /// Listed with an Internet path of its own.
         case routable
+        /// Routable, carrying the deciding path, while the network is online (NetworkManager's
+        /// check ran and found the Internet; it checks the primary device's path).
+        case online
     }
 
     var name: String
@@ -29,7 +32,13 @@ struct InterfaceCondition: Equatable {
 
     func isSatisfied(by path: NetworkPath) -> Bool {
         guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else { return false }
-        return level == .link || interface.hasInternetPath
+        switch level {
+        case .link: return true
+        case .routable: return interface.hasInternetPath
+        case .online:
+            // The deciding path's interface is listed first.
+            return interface.hasInternetPath && path.level == .online && path.availableInterfaces.first?.name == name
+        }
     }
 
     func reason(_ path: NetworkPath) -> String {

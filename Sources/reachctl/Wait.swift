@@ -32,17 +32,17 @@ extension Reachctl {
         @Option(help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
         var timeout: String = "30"
 
-        @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level; NAME:PORT (or [IPV6]:PORT) also waits until a TCP connection to that port succeeds.")
-        var host: String?
+        @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level; NAME:PORT (or [IPV6]:PORT) also waits until a TCP connection to that port succeeds (repeatable).")
+        var host: [String] = []
 
         @Option(name: [.customShort("i"), .customLong("interface")],
-                help: "Wait for this interface instead of the global level: IF or IF:link|routable (repeatable; an absent interface is waited for).")
+                help: "Wait for this interface instead of the global level: IF or IF:link|routable|online (repeatable; an absent interface is waited for).")
         var interface: [String] = []
 
         @Option(help: "Links whose names match this glob never count (repeatable).")
         var ignore: [String] = []
 
-        @Flag(help: "With several -i conditions, one suffices.")
+        @Flag(help: "With several -i or --host conditions, one suffices.")
         var any = false
 
         @Flag(name: [.customShort("x"), .customLong("exit-early")],
@@ -70,13 +70,14 @@ extension Reachctl {
             if (ipv4 || ipv6) && WaitCondition.Level(level) == .link {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
             }
-            if host != nil && (ipv4 || ipv6) { throw ValidationError("-4 and -6 do not apply to --host") }
-            if let host, TCPHandshake.split(host) == nil { throw ValidationError("--host takes NAME, NAME:PORT or [IPV6]:PORT with a port of 1-65535, not '\(host)'") }
-            if host != nil && !interface.isEmpty { throw ValidationError("wait for --host or for -i interfaces, not both at once") }
-            if any && interface.count < 2 { throw ValidationError("--any needs at least two -i conditions") }
+            if !host.isEmpty && (ipv4 || ipv6) { throw ValidationError("-4 and -6 do not apply to --host") }
+            for item in host where TCPHandshake.split(item) == nil {
+                throw ValidationError("--host takes NAME, NAME:PORT or [IPV6]:PORT with a port of 1-65535, not '\(item)'")
+            }
+            if any && interface.count + host.count < 2 { throw ValidationError("--any needs at least two -i or --host conditions") }
             for item in interface {
                 guard let condition = InterfaceCondition(item, defaultLevel: interfaceDefaultLevel) else {
-                    throw ValidationError("-i takes IF or IF:link|routable, not '\(item)'")
+                    throw ValidationError("-i takes IF or IF:link|routable|online, not '\(item)'")
                 }
                 if matchesAny(condition.name, ignore) {
                     throw ValidationError("-i \(condition.name) matches an --ignore, so it could never be met")
@@ -84,9 +85,14 @@ extension Reachctl {
             }
         }
 
-        /// `-i IF` without `:LEVEL` takes `--level` when it names one an interface can have.
+        /// `-i IF` without `:LEVEL` takes `--level` when it names one an interface can have
+        /// (`dns` is the network's, not an interface's: routable).
         private var interfaceDefaultLevel: InterfaceCondition.Level {
-            WaitCondition.Level(level) == .link ? .link : .routable
+            switch WaitCondition.Level(level) {
+            case .link: .link
+            case .online: .online
+            default: .routable
+            }
         }
 
         static func seconds(_ text: String) -> Double? {
@@ -100,12 +106,10 @@ extension Reachctl {
                 level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6,
                 interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },
                 ignore: ignore, any: any)
-            let target = host.flatMap(TCPHandshake.split)
-            let manager = NetworkReachabilityManager(target.map { .init(host: $0.host) } ?? .defaultRoute)
-            var waiter = Waiter(condition: condition, forHost: host != nil, timeout: Self.seconds(timeout)!,
+            let hosts = host.compactMap(TCPHandshake.split).map { Waiter.Host(name: $0.host, port: $0.port) }
+            let waiter = Waiter(condition: condition, hosts: hosts, timeout: Self.seconds(timeout)!,
                                 stable: .seconds(stable), exitEarly: exitEarly, quiet: quiet)
-            if let target, let port = target.port { waiter.handshake = (target.host, port) }
-            let outcome = await waiter.wait(on: manager)
+            let outcome = await waiter.wait()
             if json { Output.line(Output.json(outcome.report)) }
             switch outcome.ending {
             case .satisfied:

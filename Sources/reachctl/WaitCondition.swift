@@ -57,7 +57,8 @@ struct WaitCondition: Equatable {
 
     /// `online` needs a connectivity check that runs; without one it can never hold.
     func canBeSatisfied(by update: ReachabilityUpdate) -> Bool {
-        guard level == .online, update.interfaceVersion >= 2, update.status != .unknown else { return true }
+        let asksOnline = interfaces.isEmpty ? level == .online : interfaces.contains { $0.level == .online }
+        guard asksOnline, update.interfaceVersion >= 2, update.status != .unknown else { return true }
         return update.path.connectivityChecked
     }
 

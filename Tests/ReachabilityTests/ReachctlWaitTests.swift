@@ -95,6 +95,8 @@ struct ReachctlWaitTests {
             #expect(try await world.reachctl("wait", "-i", "nosuch0", "-i", "rv0", "--timeout", "0").status == 1)
             #expect(try await world.reachctl("wait", "--level", "link", "--ignore", "rv*", "--timeout", "0").status == 1,
                     "with its only link ignored, nothing counts for link")
+            #expect(try await world.reachctl("wait", "-i", "rv0:online", "--timeout", "30").status == 5,
+                    "online on an interface needs a connectivity check too")
         }
     }
 
@@ -117,7 +119,14 @@ struct ReachctlWaitTests {
             #expect(open.status == 0, "\(open.transcript)")
             let closed = try await world.reachctl("wait", "--host", "127.0.0.1:\(ports[1])", "--timeout", "2")
             #expect(closed.status == 1, "\(closed.transcript)")
-            #expect(closed.standardError.contains("no TCP connection to the port"), "\(closed.transcript)")
+            #expect(closed.standardError.contains("no TCP connection to 127.0.0.1:\(ports[1])"), "\(closed.transcript)")
+            // Several hosts: all by default, one with --any.
+            let both = try await world.reachctl("wait", "--host", "127.0.0.1:\(ports[0])", "--host", "127.0.0.1:\(ports[1])",
+                                                "--timeout", "2")
+            #expect(both.status == 1, "\(both.transcript)")
+            let either = try await world.reachctl("wait", "--any", "--host", "127.0.0.1:\(ports[0])",
+                                                  "--host", "127.0.0.1:\(ports[1])", "--timeout", "10")
+            #expect(either.status == 0, "\(either.transcript)")
         }
     }
 
@@ -163,8 +172,8 @@ struct ReachctlWaitTests {
         ["wait", "--host", "example.org", "-6"],
         ["wait", "--any", "-i", "eth0"],
         ["wait", "-i", "eth0", "--ignore", "eth*"],
-        ["wait", "-i", "eth0:online"],
-        ["wait", "-i", "eth0", "--host", "example.org"],
+        ["wait", "-i", "eth0:dns"],
+        ["wait", "--any", "--host", "example.org"],
         ["wait", "--host", "example.org:0"],
         ["wait", "--host", "example.org:http"],
     ])
