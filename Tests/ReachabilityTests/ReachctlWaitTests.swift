@@ -64,6 +64,27 @@ struct ReachctlWaitTests {
         }
     }
 
+    @Test("reachd killed mid-wait: the wait goes on with the re-activated reachd, deadline unchanged")
+    func survivesAReachdRestart() async throws {
+        try await withWorld(.activatable) { world in
+            try await world.networkManager.setState(40, emittingStateChanged: false)
+            let wait = try world.backgroundReachctl("wait", "--level", "routable", "--timeout", "30")
+            try await eventually(timeout: .seconds(15), "reachd was activated for the wait") {
+                try await world.session.processID(of: ReachdProcess.busName) != nil
+            }
+            let first = try #require(try await world.session.processID(of: ReachdProcess.busName))
+            kill(first, SIGKILL)
+            try await eventually(timeout: .seconds(15), "the wait's client activated a new reachd") {
+                guard let pid = try await world.session.processID(of: ReachdProcess.busName) else { return false }
+                return pid != first
+            }
+            #expect(!wait.hasExited, "still waiting: \(wait.output)")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            #expect(try await wait.child.exit(timeout: .seconds(15)) == 0, "\(wait.output)")
+            if let pid = try await world.session.processID(of: ReachdProcess.busName) { kill(pid, SIGTERM) }
+        }
+    }
+
     @Test("--stable: a flap shorter than the stable time does not end the wait")
     func stableFiltersAFlap() async throws {
         try await withWorld { world in

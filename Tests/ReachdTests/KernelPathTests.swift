@@ -186,6 +186,12 @@ struct KernelPathTests {
             try await lab.ip("address", "add", "172.17.0.1/16", "dev", "dk0")
             try await lab.ip("route", "del", "default", "via", "192.0.2.1")
             try await lab.expect(Self.nothing, "only the bridge and its port are up")
+            // rv0 has carrier but carries no path now: a host-side veth, like the bridge's port.
+            let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
+                .appendingPathComponent("reachctl").path
+            let level = try await runTool(reachctl, ["wait", "--level", "link", "--timeout", "0"],
+                                          environment: ["DBUS_SESSION_BUS_ADDRESS": lab.session.address])
+            #expect(level.status == 1, "a bridge with carrier is no link an uplink is known by: \(level.transcript)")
         }
     }
 

@@ -29,11 +29,13 @@ final class World: Sendable {
             system.stop()
             throw error
         }
+        // Activated by the bus, reachd runs in the machine's own namespace: --no-override keeps
+        // the machine's routes from being checked against the mock's devices, which are not its links.
         let activation = service == .activatable ? [
             "io.reachd.Reachability1.service": """
                 [D-BUS Service]
                 Name=io.reachd.Reachability1
-                Exec=\(Executables.reachd) --system-bus-address '\(system.address)'
+                Exec=\(Executables.reachd) --system-bus-address '\(system.address)' --no-override
                 """,
         ] : [:]
         let session: PrivateBus
