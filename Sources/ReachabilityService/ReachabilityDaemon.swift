@@ -1,4 +1,5 @@
 import DBus
+import Glibc
 import EventLoops
 import Logging
 import ReachabilityContract
@@ -123,9 +124,11 @@ public struct ReachabilityDaemon: Sendable {
             sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
         let kernelChanges = try await NetlinkChangeMonitor(
             loop: session.loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
+        // A resume (logind's, or seen in the clocks) has NetworkManager read again.
+        let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let sources = [
-            Task { await watchNetworkManager(reportingTo: merger, checker: checker) },
-            Task { await forwardKernelChanges(kernelChanges, to: merger) },
+            Task { await watchNetworkManager(reportingTo: merger, checker: checker, resyncs: resyncs, resync: resync) },
+            Task { await forwardKernelChanges(kernelChanges, to: merger, resync: resync) },
         ]
         defer { sources.forEach { $0.cancel() } }
 
@@ -193,15 +196,25 @@ public struct ReachabilityDaemon: Sendable {
     /// waits out the rest (the stream keeps only the newest), so a routing
     /// daemon rewriting thousands of routes a second costs four evaluations a
     /// second, and a quiet kernel costs nothing (no timer is armed).
-    private func forwardKernelChanges(_ changes: AsyncStream<Void>, to merger: ChangeMerger) async {
+    private func forwardKernelChanges(_ changes: AsyncStream<Void>, to merger: ChangeMerger,
+                                      resync: AsyncStream<Void>.Continuation? = nil) async {
         let interval = Duration.milliseconds(250)
         var last: ContinuousClock.Instant?
+        // Without logind, a resume shows as the boot-time clock having run ahead; links
+        // coming back after a sleep are kernel changes, so they are where it is seen.
+        var sleeps = SuspendDetector()
         for await _ in changes {
             if let last, ContinuousClock.now - last < interval {
                 guard (try? await Task.sleep(until: last + interval)) != nil else { return }
             }
             last = .now
-            await merger.receive(.kernelChanged)
+            if sleeps.sleptSinceLastCheck(bootTime: Self.clock(CLOCK_BOOTTIME), monotonic: Self.clock(CLOCK_MONOTONIC)) {
+                logger.info("resume: resynchronising (the boot-time clock ran ahead: the machine slept)")
+                resync?.yield()
+                await merger.receive(.resumed)
+            } else {
+                await merger.receive(.kernelChanged)
+            }
         }
     }
 
@@ -218,7 +231,8 @@ public struct ReachabilityDaemon: Sendable {
     }
 
     /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
-    private func watchNetworkManager(reportingTo merger: ChangeMerger, checker: ConnectivityChecker) async {
+    private func watchNetworkManager(reportingTo merger: ChangeMerger, checker: ConnectivityChecker,
+                                     resyncs: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation) async {
         let system: Connection
         do {
             if let address = configuration.systemBusAddress {
@@ -231,7 +245,6 @@ public struct ReachabilityDaemon: Sendable {
             await merger.receive(.networkManager(nil))
             return
         }
-        let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let resumes = Task { await followResumes(on: system, resync: resync, merger: merger) }
         defer { resumes.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
@@ -247,6 +260,12 @@ public struct ReachabilityDaemon: Sendable {
             await merger.receive(.networkManager(nil))
         }
         await system.close()
+    }
+
+    private static func clock(_ id: clockid_t) -> Duration {
+        var now = timespec()
+        clock_gettime(id, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
     }
 
     /// After a sleep nothing seen before may hold: logind's `PrepareForSleep(false)` has
