@@ -102,7 +102,8 @@ public struct ReachabilityDaemon: Sendable {
         let monitors = HostMonitorRegistry(
             evaluator: HostEvaluator(routes: routes, paths: paths, resolver: Resolver()),
             limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
-            logger: logger, portal: { publisher.current.connectivity == .portal })
+            logger: logger, portal: { publisher.current.connectivity == .portal },
+            networkIsUp: { publisher.current.status.isReachable })
         let checker = ConnectivityChecker()
         try await session.export(
             [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, checker: checker, session: session)],

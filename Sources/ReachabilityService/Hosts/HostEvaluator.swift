@@ -42,14 +42,25 @@ struct HostEvaluator: Sendable {
     /// be resolved (the DNS says it does not exist, or gives no answer in time)
     /// is not reachable, as SCNetworkReachability has it.
     func report(for host: HostSpecification, client: String, portal: Bool, round: Round) async throws(HostEvaluationFailure) -> HostReport {
+        try await evaluate(host, client: client, portal: portal, round: round).report
+    }
+
+    /// The report, and whether its name could not be resolved for want of an answer (a
+    /// timeout, a failing server): such a name is worth asking again soon.
+    func evaluate(_ host: HostSpecification, client: String, portal: Bool, round: Round)
+        async throws(HostEvaluationFailure) -> (report: HostReport, couldNotResolve: Bool) {
         let addresses: [IPAddress]
+        var couldNotResolve = false
         switch host {
         case .address(let address):
             addresses = [address]
         case .name(let name):
             switch await resolver.resolve(name, for: client) {
             case .addresses(let found): addresses = found
-            case .noAddress, .couldNotResolve: addresses = []
+            case .noAddress: addresses = []
+            case .couldNotResolve:
+                addresses = []
+                couldNotResolve = true
             }
         }
         var lookups: [RouteLookupResult?] = []
@@ -63,7 +74,7 @@ struct HostEvaluator: Sendable {
             route.isDefaultRoute = route.hasGateway && round.defaultInterfaces.contains(route.outgoingInterface)
             lookups.append(route)
         }
-        return HostReachability(addressRoutes: lookups, portal: portal).report
+        return (HostReachability(addressRoutes: lookups, portal: portal).report, couldNotResolve)
     }
 }
 

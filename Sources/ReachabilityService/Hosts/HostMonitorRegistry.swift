@@ -35,19 +35,26 @@ final class HostMonitorRegistry: Sendable {
         /// Names being resolved now, and those to resolve once more after that.
         var resolving: Set<HostSpecification> = []
         var resolveAgain: Set<HostSpecification> = []
+        /// Names whose last lookup got no answer, retried while the network is up.
+        var resolutionRetries: [HostSpecification: RetryBackoff] = [:]
     }
 
     private let state = Mutex(State())
     private let evaluator: HostEvaluator
     private let limits: Limits
     private let portal: @Sendable () -> Bool
+    private let networkIsUp: @Sendable () -> Bool
     private let logger: Logger
 
-    init(evaluator: HostEvaluator, limits: Limits, logger: Logger, portal: @escaping @Sendable () -> Bool) {
+    /// `networkIsUp`: whether the network as a whole is routable, so that a name that got no
+    /// answer is worth asking again without waiting for a network change.
+    init(evaluator: HostEvaluator, limits: Limits, logger: Logger, portal: @escaping @Sendable () -> Bool,
+         networkIsUp: @escaping @Sendable () -> Bool = { true }) {
         self.evaluator = evaluator
         self.limits = limits
         self.logger = logger
         self.portal = portal
+        self.networkIsUp = networkIsUp
     }
 
     var count: Int { state.withLock { $0.monitors.count } }
@@ -256,9 +263,14 @@ final class HostMonitorRegistry: Sendable {
         var round = round
         while true {
             do {
-                let report = try await evaluator.report(for: host, client: owner.rawValue, portal: portal(), round: round)
+                let evaluation = try await evaluator.evaluate(host, client: owner.rawValue, portal: portal(), round: round)
                 let holders = state.withLock { $0.monitors.values.filter { $0.host == host } }
-                await session.publish(holders.map { ($0, report) })
+                await session.publish(holders.map { ($0, evaluation.report) })
+                if evaluation.couldNotResolve, !holders.isEmpty, networkIsUp() {
+                    scheduleResolutionRetry(host, owner: owner, on: session)
+                } else {
+                    state.withLock { _ = $0.resolutionRetries.removeValue(forKey: host) }
+                }
             } catch {
                 noteFailure(error, on: session)
             }
@@ -269,6 +281,23 @@ final class HostMonitorRegistry: Sendable {
             }
             guard again else { return }
             if let fresh = try? evaluator.startRound() { round = fresh }
+        }
+    }
+
+    /// A name that got no answer (a timeout, a failing server) is asked again after 2, 4, 8 …
+    /// 60 s while the network is up, so it comes back without waiting for a network change
+    /// (a DNS server restarted, a resume whose first lookups failed).
+    private func scheduleResolutionRetry(_ host: HostSpecification, owner: BusName, on session: Connection) {
+        let delay = state.withLock { state -> Duration in
+            var backoff = state.resolutionRetries[host] ?? RetryBackoff(first: .seconds(2), limit: .seconds(60))
+            defer { state.resolutionRetries[host] = backoff }
+            return backoff.next()
+        }
+        Task {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            let stillMonitored = state.withLock { state in state.monitors.values.contains { $0.host == host } }
+            guard stillMonitored, networkIsUp(), let round = try? evaluator.startRound() else { return }
+            startResolving(host, owner: owner, round: round, on: session)
         }
     }
 
