@@ -28,8 +28,9 @@ struct RealNetworkManagerTests {
         }
     }
 
-    @Test("connected → 2 over the veth; carrier down → 0, up → 2; networking off → 0, on → 2; NetworkManager killed → the kernel's routes, back → 2")
-    func followsRealNetworkManager() async throws {
+    /// Makes the namespaces with a real NetworkManager (`nm-netns up`) and runs `body`;
+    /// everything goes on every path out.
+    static func withNamespaces(_ body: (Namespaces) async throws -> Void) async throws {
         try requireNetworkNamespaceHarness(Self.harness)
         // Short: the bus socket's path must fit a sockaddr_un.
         let directory = "/tmp/rnm-\(UUID().uuidString.prefix(8))"
@@ -51,55 +52,94 @@ struct RealNetworkManagerTests {
             environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
         let namespaces = Namespaces(directory: directory, environment: environment)
-        let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
-        let clientInterface = try namespaces.value("CLIENT_IF")
+        try await body(namespaces)
+    }
 
-        // Written by hand from docs/mapping.md. While connected NetworkManager
-        // reports CONNECTED_GLOBAL, Connectivity FULL, Metered GUESS_NO, a
-        // primary 802-3-ethernet connection on the veth with a gateway.
-        let connected = Published(
-            status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
-            statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
-            connectivity: "full", backend: "networkmanager")
-        // DISCONNECTED (carrier lost) or ASLEEP (networking off), Connectivity NONE, Metered UNKNOWN.
-        let offline = Published(
-            status: 0, flags: 0x0, reachable: false, reachableViaWWAN: false, reachableViaWiFi: false,
-            statusString: "Not Reachable", interfaceType: "none", interface: "", metered: false,
-            connectivity: "none", backend: "networkmanager")
-        // NetworkManager gone: the addresses and the default route via the peer stay on the veth.
-        let kernel = Published(
-            status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
-            statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
-            connectivity: "unknown", backend: "netlink")
+    @Test("connected → 2 over the veth; carrier down → 0, up → 2; networking off → 0, on → 2; NetworkManager killed → the kernel's routes, back → 2")
+    func followsRealNetworkManager() async throws {
+        try await Self.withNamespaces { namespaces in
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            let clientInterface = try namespaces.value("CLIENT_IF")
 
-        try await withPrivateBus { session in
-            try await withReachd(session: session, systemBus: systemBus,
-                                 network: .named(try namespaces.value("CLIENT_NETNS"))) { reachd in
-                func expect(_ expected: Published, within timeout: Duration, after what: String) async throws {
-                    var last = ""
-                    try await eventually(timeout: timeout, pollingEvery: .milliseconds(100),
-                                         "after \(what) reachd publishes \(expected); busctl says\n\(last)\nreachd's stderr:\n\(reachd.standardError)") {
-                        let properties = try await session.publishedProperties()
-                        last = properties.transcript
-                        return properties.standardOutput == expected.busctlLines
+            // Written by hand from docs/mapping.md. While connected NetworkManager
+            // reports CONNECTED_GLOBAL, Connectivity FULL, Metered GUESS_NO, a
+            // primary 802-3-ethernet connection on the veth with a gateway.
+            let connected = Published(
+                status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
+                statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
+                connectivity: "full", backend: "networkmanager")
+            // DISCONNECTED (carrier lost) or ASLEEP (networking off), Connectivity NONE, Metered UNKNOWN.
+            let offline = Published(
+                status: 0, flags: 0x0, reachable: false, reachableViaWWAN: false, reachableViaWiFi: false,
+                statusString: "Not Reachable", interfaceType: "none", interface: "", metered: false,
+                connectivity: "none", backend: "networkmanager")
+            // NetworkManager gone: the addresses and the default route via the peer stay on the veth.
+            let kernel = Published(
+                status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
+                statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
+                connectivity: "unknown", backend: "netlink")
+
+            try await withPrivateBus { session in
+                try await withReachd(session: session, systemBus: systemBus,
+                                     network: .named(try namespaces.value("CLIENT_NETNS"))) { reachd in
+                    func expect(_ expected: Published, within timeout: Duration, after what: String) async throws {
+                        var last = ""
+                        try await eventually(timeout: timeout, pollingEvery: .milliseconds(100),
+                                             "after \(what) reachd publishes \(expected); busctl says\n\(last)\nreachd's stderr:\n\(reachd.standardError)") {
+                            let properties = try await session.publishedProperties()
+                            last = properties.transcript
+                            return properties.standardOutput == expected.busctlLines
+                        }
                     }
+                    try await expect(connected, within: .seconds(5), after: "start-up")
+                    // NetworkManager acts on a lost carrier after about 6 s.
+                    try await namespaces.run("carrier-down")
+                    // No carrier, and a veth with no Internet path is no link an uplink is known by.
+                    try await expect(offline.atLevel("none"), within: .seconds(20), after: "carrier-down")
+                    try await namespaces.run("carrier-up")
+                    try await expect(connected, within: .seconds(20), after: "carrier-up")
+                    let nmcli = ["DBUS_SYSTEM_BUS_ADDRESS": systemBus]
+                    try await runToolChecked("nmcli", ["networking", "off"], environment: nmcli)
+                    try await expect(offline.because("disabled").atLevel("none"), within: .seconds(10), after: "nmcli networking off")
+                    try await runToolChecked("nmcli", ["networking", "on"], environment: nmcli)
+                    try await expect(connected, within: .seconds(20), after: "nmcli networking on")
+                    try await namespaces.run("kill-nm")
+                    try await expect(kernel, within: .seconds(10), after: "NetworkManager was killed")
+                    try await namespaces.run("start-nm")
+                    try await expect(connected, within: .seconds(20), after: "NetworkManager started again")
                 }
-                try await expect(connected, within: .seconds(5), after: "start-up")
-                // NetworkManager acts on a lost carrier after about 6 s.
-                try await namespaces.run("carrier-down")
-                // No carrier, and a veth with no Internet path is no link an uplink is known by.
-                try await expect(offline.atLevel("none"), within: .seconds(20), after: "carrier-down")
-                try await namespaces.run("carrier-up")
-                try await expect(connected, within: .seconds(20), after: "carrier-up")
-                let nmcli = ["DBUS_SYSTEM_BUS_ADDRESS": systemBus]
-                try await runToolChecked("nmcli", ["networking", "off"], environment: nmcli)
-                try await expect(offline.because("disabled").atLevel("none"), within: .seconds(10), after: "nmcli networking off")
-                try await runToolChecked("nmcli", ["networking", "on"], environment: nmcli)
-                try await expect(connected, within: .seconds(20), after: "nmcli networking on")
-                try await namespaces.run("kill-nm")
-                try await expect(kernel, within: .seconds(10), after: "NetworkManager was killed")
-                try await namespaces.run("start-nm")
-                try await expect(connected, within: .seconds(20), after: "NetworkManager started again")
+            }
+        }
+    }
+}
+
+extension RealNetworkManagerTests {
+    @Test("carrier lost: reachd says Not Reachable (no-link) while NetworkManager still says CONNECTED_GLOBAL")
+    func carrierLossIsSeenBeforeNetworkManager() async throws {
+        try await Self.withNamespaces { namespaces in
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            try await withPrivateBus { session in
+                // A short override delay: NetworkManager acts on a lost carrier after about 4-6 s.
+                try await withReachd(session: session, systemBus: systemBus,
+                                     network: .named(try namespaces.value("CLIENT_NETNS")),
+                                     arguments: ["--override-delay-ms", "200"]) { reachd in
+                    func property(_ name: String) async throws -> String {
+                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
+                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
+                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    try await eventually(timeout: .seconds(10), "connected at start") { try await property("Status") == "i 2" }
+                    try await namespaces.run("carrier-down")
+                    try await eventually(timeout: .seconds(4), pollingEvery: .milliseconds(50),
+                                         "reachd says Not Reachable first:\n\(reachd.standardError)") {
+                        try await property("Status") == "i 0"
+                    }
+                    let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
+                    #expect(state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "70",
+                            "NetworkManager had not noticed yet: \(state.transcript)")
+                    #expect(try await property("Source") == "s \"netlink-override\"")
+                    #expect(try await property("UnsatisfiedReason") == "s \"no-link\"")
+                }
             }
         }
     }
