@@ -144,3 +144,52 @@ extension RealNetworkManagerTests {
         }
     }
 }
+
+extension RealNetworkManagerTests {
+    @Test("an uplink NetworkManager does not manage: NetworkManager says DISCONNECTED, reachd says Reachable over it (netlink-override)")
+    func unmanagedUplinkOverridesDisconnected() async throws {
+        try await Self.withNamespaces { namespaces in
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            let client = try namespaces.value("CLIENT_NETNS")
+            let peer = try namespaces.value("PEER_NETNS")
+            // A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
+            // nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
+            for command in [
+                ["-n", client, "link", "add", "rdu0", "type", "veth", "peer", "name", "rdu1", "netns", peer],
+                ["-n", peer, "link", "set", "rdu1", "up"],
+                ["-n", client, "address", "add", "10.77.0.2/24", "dev", "rdu0"],
+                ["-n", client, "link", "set", "rdu0", "up"],
+                ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", "rdu0", "metric", "50"],
+            ] {
+                try await runToolChecked("ip", command)
+            }
+            try await withPrivateBus { session in
+                try await withReachd(session: session, systemBus: systemBus, network: .named(client)) { reachd in
+                    func property(_ name: String) async throws -> String {
+                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
+                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
+                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    // NetworkManager's connection on its veth, the kernel's path over rdu0: refined.
+                    try await eventually(timeout: .seconds(15), "refined at start:\n\(reachd.standardError)") {
+                        try await property("Source") == "s \"networkmanager-refined\""
+                    }
+                    #expect(try await property("Interface") == "s \"rdu0\"")
+                    // NetworkManager loses its link and says DISCONNECTED; the kernel still routes over rdu0.
+                    try await namespaces.run("carrier-down")
+                    try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200),
+                                         "NetworkManager says DISCONNECTED") {
+                        let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
+                        return state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "20"
+                    }
+                    try await eventually(timeout: .seconds(10), "reachd overrides it:\n\(reachd.standardError)") {
+                        try await property("Source") == "s \"netlink-override\""
+                    }
+                    #expect(try await property("Status") == "i 2")
+                    #expect(try await property("Interface") == "s \"rdu0\"")
+                    #expect(reachd.standardError.contains("NetworkManager says"), "the override is logged")
+                }
+            }
+        }
+    }
+}
