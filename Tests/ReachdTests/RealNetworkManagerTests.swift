@@ -188,6 +188,64 @@ extension RealNetworkManagerTests {
                     #expect(try await property("Status") == "i 2")
                     #expect(try await property("Interface") == "s \"rdu0\"")
                     #expect(reachd.standardError.contains("NetworkManager says"), "the override is logged")
+
+                    // NetworkManager restarted while the override holds: nothing flaps.
+                    let monitor = try await ReachdSignalMonitor(session: session)
+                    defer { monitor.stop() }
+                    try await namespaces.run("kill-nm")
+                    try await namespaces.run("start-nm")
+                    try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200),
+                                         "NetworkManager is back, DISCONNECTED") {
+                        let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
+                        return state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "20"
+                    }
+                    // While it starts up the kernel's word stands (netlink), then the override again.
+                    let source = try await property("Source")
+                    #expect(["s \"netlink\"", "s \"netlink-override\""].contains(source), "\(source)")
+                    #expect(try await property("Status") == "i 2")
+                    #expect(!monitor.signals.contains { if case .reachabilityChanged = $0 { true } else { false } },
+                            "no ReachabilityChanged across the restart: \(monitor.signals)")
+
+                    // Networking switched off is the user's word: never overridden.
+                    try await runToolChecked("nmcli", ["networking", "off"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus])
+                    try await eventually(timeout: .seconds(10), "ASLEEP is published although rdu0 routes") {
+                        try await property("UnsatisfiedReason") == "s \"disabled\""
+                    }
+                    #expect(try await property("Status") == "i 0")
+                }
+            }
+        }
+    }
+}
+
+extension RealNetworkManagerTests {
+    @Test("a kill switch while NetworkManager says CONNECTED_GLOBAL: Not Reachable, blocked; back when it goes")
+    func killSwitchOverridesConnected() async throws {
+        try await Self.withNamespaces { namespaces in
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            let client = try namespaces.value("CLIENT_NETNS")
+            try await withPrivateBus { session in
+                try await withReachd(session: session, systemBus: systemBus, network: .named(client)) { reachd in
+                    func property(_ name: String) async throws -> String {
+                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
+                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
+                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    try await eventually(timeout: .seconds(15), "connected at start") { try await property("Status") == "i 2" }
+                    try await runToolChecked("ip", ["-n", client, "route", "add", "prohibit", "default", "table", "100"])
+                    try await runToolChecked("ip", ["-n", client, "rule", "add", "priority", "100", "table", "100"])
+                    try await eventually(timeout: .seconds(10), "blocked:\n\(reachd.standardError)") {
+                        try await property("UnsatisfiedReason") == "s \"blocked\""
+                    }
+                    #expect(try await property("Status") == "i 0")
+                    #expect(try await property("Source") == "s \"netlink-override\"")
+                    let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
+                    #expect(state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "70",
+                            "NetworkManager knows nothing of ip rules: \(state.transcript)")
+                    try await runToolChecked("ip", ["-n", client, "rule", "del", "priority", "100", "table", "100"])
+                    try await eventually(timeout: .seconds(10), "back at once when it goes") {
+                        try await property("Status") == "i 2"
+                    }
                 }
             }
         }
