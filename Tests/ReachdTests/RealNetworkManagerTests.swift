@@ -116,31 +116,17 @@ struct RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     @Test("carrier lost: reachd says Not Reachable (no-link) while NetworkManager still says CONNECTED_GLOBAL")
     func carrierLossIsSeenBeforeNetworkManager() async throws {
-        try await Self.withNamespaces { namespaces in
-            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
-            try await withPrivateBus { session in
-                // A short override delay: NetworkManager acts on a lost carrier after about 4-6 s.
-                try await withReachd(session: session, systemBus: systemBus,
-                                     network: .named(try namespaces.value("CLIENT_NETNS")),
-                                     arguments: ["--override-delay-ms", "200"]) { reachd in
-                    func property(_ name: String) async throws -> String {
-                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
-                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
-                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-                    }
-                    try await eventually(timeout: .seconds(10), "connected at start") { try await property("Status") == "i 2" }
-                    try await namespaces.run("carrier-down")
-                    try await eventually(timeout: .seconds(4), pollingEvery: .milliseconds(50),
-                                         "reachd says Not Reachable first:\n\(reachd.standardError)") {
-                        try await property("Status") == "i 0"
-                    }
-                    let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
-                    #expect(state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "70",
-                            "NetworkManager had not noticed yet: \(state.transcript)")
-                    #expect(try await property("Source") == "s \"netlink-override\"")
-                    #expect(try await property("UnsatisfiedReason") == "s \"no-link\"")
-                }
+        // A short override delay: NetworkManager acts on a lost carrier after about 4-6 s.
+        try await Self.withReachdOverRealNetworkManager(arguments: ["--override-delay-ms", "200"]) { namespaces, reachd, property in
+            try await eventually(timeout: .seconds(10), "connected at start") { try await property("Status") == "i 2" }
+            try await namespaces.run("carrier-down")
+            try await eventually(timeout: .seconds(4), pollingEvery: .milliseconds(50),
+                                 "reachd says Not Reachable first:\n\(reachd.standardError)") {
+                try await property("Status") == "i 0"
             }
+            #expect(try await Self.networkManagerState(namespaces) == "70", "NetworkManager had not noticed yet")
+            #expect(try await property("Source") == "s \"netlink-override\"")
+            #expect(try await property("UnsatisfiedReason") == "s \"no-link\"")
         }
     }
 }
@@ -148,12 +134,10 @@ extension RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     @Test("an uplink NetworkManager does not manage: NetworkManager says DISCONNECTED, reachd says Reachable over it (netlink-override)")
     func unmanagedUplinkOverridesDisconnected() async throws {
-        try await Self.withNamespaces { namespaces in
-            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
-            let client = try namespaces.value("CLIENT_NETNS")
-            let peer = try namespaces.value("PEER_NETNS")
-            // A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
-            // nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
+        // A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
+        // nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
+        let uplink = { (namespaces: Namespaces) async throws in
+            let client = try namespaces.value("CLIENT_NETNS"), peer = try namespaces.value("PEER_NETNS")
             for command in [
                 ["-n", client, "link", "add", "rdu0", "type", "veth", "peer", "name", "rdu1", "netns", peer],
                 ["-n", peer, "link", "set", "rdu1", "up"],
@@ -163,57 +147,47 @@ extension RealNetworkManagerTests {
             ] {
                 try await runToolChecked("ip", command)
             }
-            try await withPrivateBus { session in
-                try await withReachd(session: session, systemBus: systemBus, network: .named(client)) { reachd in
-                    func property(_ name: String) async throws -> String {
-                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
-                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
-                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-                    }
-                    // NetworkManager's connection on its veth, the kernel's path over rdu0: refined.
-                    try await eventually(timeout: .seconds(15), "refined at start:\n\(reachd.standardError)") {
-                        try await property("Source") == "s \"networkmanager-refined\""
-                    }
-                    #expect(try await property("Interface") == "s \"rdu0\"")
-                    // NetworkManager loses its link and says DISCONNECTED; the kernel still routes over rdu0.
-                    try await namespaces.run("carrier-down")
-                    try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200),
-                                         "NetworkManager says DISCONNECTED") {
-                        let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
-                        return state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "20"
-                    }
-                    try await eventually(timeout: .seconds(10), "reachd overrides it:\n\(reachd.standardError)") {
-                        try await property("Source") == "s \"netlink-override\""
-                    }
-                    #expect(try await property("Status") == "i 2")
-                    #expect(try await property("Interface") == "s \"rdu0\"")
-                    #expect(reachd.standardError.contains("NetworkManager says"), "the override is logged")
-
-                    // NetworkManager restarted while the override holds: nothing flaps.
-                    let monitor = try await ReachdSignalMonitor(session: session)
-                    defer { monitor.stop() }
-                    try await namespaces.run("kill-nm")
-                    try await namespaces.run("start-nm")
-                    try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200),
-                                         "NetworkManager is back, DISCONNECTED") {
-                        let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
-                        return state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "20"
-                    }
-                    // While it starts up the kernel's word stands (netlink), then the override again.
-                    let source = try await property("Source")
-                    #expect(["s \"netlink\"", "s \"netlink-override\""].contains(source), "\(source)")
-                    #expect(try await property("Status") == "i 2")
-                    #expect(!monitor.signals.contains { if case .reachabilityChanged = $0 { true } else { false } },
-                            "no ReachabilityChanged across the restart: \(monitor.signals)")
-
-                    // Networking switched off is the user's word: never overridden.
-                    try await runToolChecked("nmcli", ["networking", "off"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus])
-                    try await eventually(timeout: .seconds(10), "ASLEEP is published although rdu0 routes") {
-                        try await property("UnsatisfiedReason") == "s \"disabled\""
-                    }
-                    #expect(try await property("Status") == "i 0")
-                }
+        }
+        try await Self.withReachdOverRealNetworkManager(prepare: uplink) { namespaces, reachd, property in
+            // NetworkManager's connection on its veth, the kernel's path over rdu0: refined.
+            try await eventually(timeout: .seconds(15), "refined at start:\n\(reachd.standardError)") {
+                try await property("Source") == "s \"networkmanager-refined\""
             }
+            #expect(try await property("Interface") == "s \"rdu0\"")
+            // NetworkManager loses its link and says DISCONNECTED; the kernel still routes over rdu0.
+            try await namespaces.run("carrier-down")
+            try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200), "NetworkManager says DISCONNECTED") {
+                try await Self.networkManagerState(namespaces) == "20"
+            }
+            try await eventually(timeout: .seconds(10), "reachd overrides it:\n\(reachd.standardError)") {
+                try await property("Source") == "s \"netlink-override\""
+            }
+            #expect(try await property("Status") == "i 2")
+            #expect(try await property("Interface") == "s \"rdu0\"")
+            #expect(reachd.standardError.contains("NetworkManager says"), "the override is logged")
+
+            // NetworkManager restarted while the override holds: nothing flaps.
+            let monitor = try await ReachdSignalMonitor(session: reachd.session)
+            defer { monitor.stop() }
+            try await namespaces.run("kill-nm")
+            try await namespaces.run("start-nm")
+            try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200), "NetworkManager is back, DISCONNECTED") {
+                try await Self.networkManagerState(namespaces) == "20"
+            }
+            // While it starts up the kernel's word stands (netlink), then the override again.
+            let source = try await property("Source")
+            #expect(["s \"netlink\"", "s \"netlink-override\""].contains(source), "\(source)")
+            #expect(try await property("Status") == "i 2")
+            #expect(!monitor.signals.contains { if case .reachabilityChanged = $0 { true } else { false } },
+                    "no ReachabilityChanged across the restart: \(monitor.signals)")
+
+            // Networking switched off is the user's word: never overridden.
+            try await runToolChecked("nmcli", ["networking", "off"],
+                                     environment: ["DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS")])
+            try await eventually(timeout: .seconds(10), "ASLEEP is published although rdu0 routes") {
+                try await property("UnsatisfiedReason") == "s \"disabled\""
+            }
+            #expect(try await property("Status") == "i 0")
         }
     }
 }
@@ -221,33 +195,49 @@ extension RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     @Test("a kill switch while NetworkManager says CONNECTED_GLOBAL: Not Reachable, blocked; back when it goes")
     func killSwitchOverridesConnected() async throws {
-        try await Self.withNamespaces { namespaces in
-            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+        try await Self.withReachdOverRealNetworkManager { namespaces, reachd, property in
             let client = try namespaces.value("CLIENT_NETNS")
+            try await eventually(timeout: .seconds(15), "connected at start") { try await property("Status") == "i 2" }
+            try await runToolChecked("ip", ["-n", client, "route", "add", "prohibit", "default", "table", "100"])
+            try await runToolChecked("ip", ["-n", client, "rule", "add", "priority", "100", "table", "100"])
+            try await eventually(timeout: .seconds(10), "blocked:\n\(reachd.standardError)") {
+                try await property("UnsatisfiedReason") == "s \"blocked\""
+            }
+            #expect(try await property("Status") == "i 0")
+            #expect(try await property("Source") == "s \"netlink-override\"")
+            #expect(try await Self.networkManagerState(namespaces) == "70", "NetworkManager knows nothing of ip rules")
+            try await runToolChecked("ip", ["-n", client, "rule", "del", "priority", "100", "table", "100"])
+            try await eventually(timeout: .seconds(10), "back at once when it goes") { try await property("Status") == "i 2" }
+        }
+    }
+}
+
+extension RealNetworkManagerTests {
+    /// reachd (with `arguments`) in the client namespace over the real NetworkManager, after
+    /// `prepare` has shaped the namespaces; `body` reads reachd's properties with `property`.
+    static func withReachdOverRealNetworkManager(
+        arguments: [String] = [], prepare: (Namespaces) async throws -> Void = { _ in },
+        _ body: (Namespaces, ReachdProcess, _ property: (String) async throws -> String) async throws -> Void
+    ) async throws {
+        try await withNamespaces { namespaces in
+            try await prepare(namespaces)
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
             try await withPrivateBus { session in
-                try await withReachd(session: session, systemBus: systemBus, network: .named(client)) { reachd in
-                    func property(_ name: String) async throws -> String {
+                try await withReachd(session: session, systemBus: systemBus,
+                                     network: .named(try namespaces.value("CLIENT_NETNS")), arguments: arguments) { reachd in
+                    try await body(namespaces, reachd) { name in
                         try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
                                                             ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name])
                             .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
                     }
-                    try await eventually(timeout: .seconds(15), "connected at start") { try await property("Status") == "i 2" }
-                    try await runToolChecked("ip", ["-n", client, "route", "add", "prohibit", "default", "table", "100"])
-                    try await runToolChecked("ip", ["-n", client, "rule", "add", "priority", "100", "table", "100"])
-                    try await eventually(timeout: .seconds(10), "blocked:\n\(reachd.standardError)") {
-                        try await property("UnsatisfiedReason") == "s \"blocked\""
-                    }
-                    #expect(try await property("Status") == "i 0")
-                    #expect(try await property("Source") == "s \"netlink-override\"")
-                    let state = try await runToolChecked(Self.harness, ["state", namespaces.directory])
-                    #expect(state.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "70",
-                            "NetworkManager knows nothing of ip rules: \(state.transcript)")
-                    try await runToolChecked("ip", ["-n", client, "rule", "del", "priority", "100", "table", "100"])
-                    try await eventually(timeout: .seconds(10), "back at once when it goes") {
-                        try await property("Status") == "i 2"
-                    }
                 }
             }
         }
+    }
+
+    /// NetworkManager's State, as the harness reads it.
+    static func networkManagerState(_ namespaces: Namespaces) async throws -> String {
+        try await runToolChecked(harness, ["state", namespaces.directory]).standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
