@@ -526,9 +526,21 @@ static int start(const char *addr, const char *name, int runs, char **argv) {
         dbus_message_unref(r);
         printf("%.2f %d\n", (t1 - t0) / 1000, (int)status);
         fflush(stdout);
-        /* wait for the name to go so the next run starts clean */
-        usleep(50000);
-        while (dbus_connection_read_write(c, 0) && (m = dbus_connection_pop_message(c))) dbus_message_unref(m);
+        /* Wait until the bus has freed the name, so the next run starts clean: the bus
+         * handles the exited process's disconnect on its own time, and a run started before
+         * that finds the name taken (reachd exits 2) and never answers. */
+        int freed = 0;
+        double t2 = now_us();
+        while (!freed && now_us() - t2 < 5e6) {
+            dbus_connection_read_write(c, 100);
+            while ((m = dbus_connection_pop_message(c))) {
+                const char *nm, *old, *new;
+                if (dbus_message_is_signal(m, "org.freedesktop.DBus", "NameOwnerChanged") &&
+                    dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &nm, DBUS_TYPE_STRING, &old, DBUS_TYPE_STRING, &new, DBUS_TYPE_INVALID) && !*new)
+                    freed = 1;
+                dbus_message_unref(m);
+            }
+        }
     }
     return 0;
 }
