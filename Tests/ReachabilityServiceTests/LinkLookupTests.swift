@@ -17,15 +17,6 @@ struct LinkLookupTests {
     static let extMask: UInt16 = 29       // IFLA_EXT_MASK
     static let ifname: UInt16 = 3         // IFLA_IFNAME
 
-    static func attribute(_ type: UInt16, _ payload: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.appendRaw(UInt16(4 + payload.count))
-        bytes.appendRaw(type)
-        bytes += payload
-        while bytes.count % 4 != 0 { bytes.append(0) }
-        return bytes
-    }
-
     static func message(type: UInt16, body: [UInt8]) -> NetlinkMessage {
         NetlinkMessage(type: type, sequence: 7, payload: ArraySlice(body))
     }
@@ -53,13 +44,13 @@ struct LinkLookupTests {
     }
 
     @Test func theKindIsReadFromTheNestedLinkInfo() {
-        let info = Self.attribute(Self.infoKind, Array("veth\0".utf8)) + Self.attribute(Self.infoData, [1, 2, 3, 4])
-        let body = Self.ifinfomsg + Self.attribute(Self.ifname, Array("vh\0".utf8)) + Self.attribute(Self.linkInfo, info)
+        let info = rtattr(Self.infoKind, Array("veth\0".utf8)) + rtattr(Self.infoData, [1, 2, 3, 4])
+        let body = Self.ifinfomsg + rtattr(Self.ifname, Array("vh\0".utf8)) + rtattr(Self.linkInfo, info)
         #expect(LinkLookup.decode(Self.message(type: Self.newLink, body: body)) == .link(kind: .veth))
     }
 
     @Test func hardwareHasNoKind() {
-        let body = Self.ifinfomsg + Self.attribute(Self.ifname, Array("eth0\0".utf8))
+        let body = Self.ifinfomsg + rtattr(Self.ifname, Array("eth0\0".utf8))
         #expect(LinkLookup.decode(Self.message(type: Self.newLink, body: body)) == .link(kind: nil))
     }
 

@@ -21,11 +21,11 @@ struct NetlinkMessageTests {
 
     @Test func routeReplyGivesItsInterfaceGatewayTableAndMetric() {
         let datagram = message(type: Self.newRoute, sequence: 7, body: routeHeader(type: 1, table: 254) + [
-            attribute(Self.table, uint32(254)),
-            attribute(Self.destination, [192, 0, 2, 10]),
-            attribute(Self.oif, uint32(3)),
-            attribute(Self.gateway, [192, 0, 2, 1]),
-            attribute(Self.priority, uint32(100)),
+            rtattr(Self.table, uint32(254)),
+            rtattr(Self.destination, [192, 0, 2, 10]),
+            rtattr(Self.oif, uint32(3)),
+            rtattr(Self.gateway, [192, 0, 2, 1]),
+            rtattr(Self.priority, uint32(100)),
         ].joined())
         let (messages, malformed) = NetlinkMessage.parse(datagram[...])
         #expect(!malformed)
@@ -46,7 +46,7 @@ struct NetlinkMessageTests {
     @Test func everyMessageOfADatagramIsReadAcrossAlignmentPadding() {
         // A 2-byte attribute leaves the first message 2 bytes short of
         // alignment: the next one starts at the 4-byte boundary after it.
-        let first = message(type: Self.newRoute, sequence: 1, body: routeHeader(type: 1, table: 254) + attribute(Self.oif, [9, 0]))
+        let first = message(type: Self.newRoute, sequence: 1, body: routeHeader(type: 1, table: 254) + rtattr(Self.oif, [9, 0]))
         let second = message(type: Self.done, sequence: 1, body: uint32(0))
         #expect(first.count % 4 == 0, "the helper pads, as the kernel does")
         let (messages, malformed) = NetlinkMessage.parse((first + second)[...])
@@ -56,7 +56,7 @@ struct NetlinkMessageTests {
     }
 
     @Test func aMessageLongerThanTheDatagramIsDroppedAndReportedMalformed() {
-        let whole = message(type: Self.newRoute, sequence: 2, body: routeHeader(type: 1, table: 254) + attribute(Self.oif, uint32(3)))
+        let whole = message(type: Self.newRoute, sequence: 2, body: routeHeader(type: 1, table: 254) + rtattr(Self.oif, uint32(3)))
         let complete = message(type: Self.newRoute, sequence: 1, body: routeHeader(type: 1, table: 254))
         let (messages, malformed) = NetlinkMessage.parse((complete + whole.dropLast(6))[...])
         #expect(malformed)
@@ -87,7 +87,7 @@ struct NetlinkMessageTests {
 
     @Test func aDatagramInTheMiddleOfABufferIsReadFromItsOwnStart() {
         // recv fills a reused buffer; the parser gets a slice of it.
-        let datagram = message(type: Self.newRoute, sequence: 5, body: routeHeader(type: 2, table: 255) + attribute(Self.oif, uint32(1)))
+        let datagram = message(type: Self.newRoute, sequence: 5, body: routeHeader(type: 2, table: 255) + rtattr(Self.oif, uint32(1)))
         let buffer = [UInt8](repeating: 0xee, count: 20) + datagram + [UInt8](repeating: 0xee, count: 20)
         let (messages, malformed) = NetlinkMessage.parse(buffer[20..<(20 + datagram.count)])
         #expect(!malformed)
@@ -96,9 +96,9 @@ struct NetlinkMessageTests {
     }
 
     @Test func anAttributeRunningPastTheMessageEndsTheAttributesButKeepsThoseBefore() {
-        var overlong = attribute(Self.gateway, [192, 0, 2, 1])
+        var overlong = rtattr(Self.gateway, [192, 0, 2, 1])
         overlong.replaceSubrange(0..<2, with: uint16(200))
-        let reply = parsedRoute(attributes: attribute(Self.oif, uint32(4)) + overlong + attribute(Self.table, uint32(254)))
+        let reply = parsedRoute(attributes: rtattr(Self.oif, uint32(4)) + overlong + rtattr(Self.table, uint32(254)))
         let attributes = reply.attributes(after: 12)
         #expect(attributes[Self.oif].map { readUInt32($0, at: $0.startIndex) } == 4)
         #expect(attributes[Self.gateway] == nil)
@@ -106,15 +106,15 @@ struct NetlinkMessageTests {
     }
 
     @Test func anAttributeShorterThanItsHeaderEndsTheAttributes() {
-        var short = attribute(Self.gateway, [192, 0, 2, 1])
+        var short = rtattr(Self.gateway, [192, 0, 2, 1])
         short.replaceSubrange(0..<2, with: uint16(2))
-        let attributes = parsedRoute(attributes: short + attribute(Self.oif, uint32(4))).attributes(after: 12)
+        let attributes = parsedRoute(attributes: short + rtattr(Self.oif, uint32(4))).attributes(after: 12)
         #expect(attributes.isEmpty)
     }
 
     @Test func theFirstAttributeOfATypeWinsAndFlagBitsAreIgnored() {
         let nested = Self.nestedFlag | Self.oif
-        let attributes = parsedRoute(attributes: attribute(nested, uint32(6)) + attribute(Self.oif, uint32(7)))
+        let attributes = parsedRoute(attributes: rtattr(nested, uint32(6)) + rtattr(Self.oif, uint32(7)))
             .attributes(after: 12)
         #expect(attributes[Self.oif].map { readUInt32($0, at: $0.startIndex) } == 6)
         #expect(attributes.count == 1)
@@ -130,8 +130,8 @@ struct NetlinkMessageTests {
         var written: [UInt8] = []
         written.appendAttribute(type: Self.destination, payload: [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
         written.appendAttribute(type: Self.oif, payload: [3, 0])
-        #expect(written == attribute(Self.destination, [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
-                + attribute(Self.oif, [3, 0]))
+        #expect(written == rtattr(Self.destination, [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
+                + rtattr(Self.oif, [3, 0]))
     }
 
     // MARK: Bytes, as the kernel lays them out
@@ -153,12 +153,4 @@ struct NetlinkMessageTests {
         [2 /* AF_INET */, 32, 0, 0, table, 4, 0, type] + uint32(0)
     }
 
-    /// struct rtattr (len, type) and the payload, padded to 4 bytes.
-    private func attribute(_ type: UInt16, _ payload: [UInt8]) -> [UInt8] {
-        let bytes = uint16(UInt16(4 + payload.count)) + uint16(type) + payload
-        return bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
-    }
-
-    private func uint16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
-    private func uint32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
 }
