@@ -63,13 +63,15 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Match-rule values are quoted with `'`; a literal quote is written `'\''`.
+    /// Done by hand, character by character: `split(separator:)` with a string
+    /// separator lives in _StringProcessing, which would link the regex engine
+    /// (about 1 MB) into every binary for this one line.
     private static func quoted(_ value: String) -> String {
-        value.replacingOccurrences(of: "'", with: "'\\''")
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+        var result = ""
+        result.reserveCapacity(value.utf8.count)
+        for character in value {
+            if character == "'" { result += "'\\''" } else { result.append(character) }
+        }
+        return result
     }
 }
