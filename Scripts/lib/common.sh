@@ -34,6 +34,10 @@ REACHD_RELEASE_FLAGS=(
     -c release --static-swift-stdlib
     -Xswiftc -use-ld=lld
     -Xlinker -z -Xlinker pack-relative-relocs
+    # swiftc exports every global symbol of an executable; nothing dlopens or
+    # dlsyms reachd or reachctl, and the export table costs 0.25 MB on disk and
+    # 0.35 MiB of idle RSS (the loader reads and hashes it at start).
+    -Xlinker --no-export-dynamic
     -Xlinker "--symbol-ordering-file=$REACHD_ROOT/Scripts/layout/reachd.order"
     -Xlinker --no-warn-symbol-ordering
 )
