@@ -134,21 +134,7 @@ extension RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     @Test("an uplink NetworkManager does not manage: NetworkManager says DISCONNECTED, reachd says Reachable over it (netlink-override)")
     func unmanagedUplinkOverridesDisconnected() async throws {
-        // A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
-        // nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
-        let uplink = { (namespaces: Namespaces) async throws in
-            let client = try namespaces.value("CLIENT_NETNS"), peer = try namespaces.value("PEER_NETNS")
-            for command in [
-                ["-n", client, "link", "add", "rdu0", "type", "veth", "peer", "name", "rdu1", "netns", peer],
-                ["-n", peer, "link", "set", "rdu1", "up"],
-                ["-n", client, "address", "add", "10.77.0.2/24", "dev", "rdu0"],
-                ["-n", client, "link", "set", "rdu0", "up"],
-                ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", "rdu0", "metric", "50"],
-            ] {
-                try await runToolChecked("ip", command)
-            }
-        }
-        try await Self.withReachdOverRealNetworkManager(prepare: uplink) { namespaces, reachd, property in
+        try await Self.withReachdOverRealNetworkManager(prepare: Self.addUnmanagedUplink) { namespaces, reachd, property in
             // NetworkManager's connection on its veth, the kernel's path over rdu0: refined.
             try await eventually(timeout: .seconds(15), "refined at start:\n\(reachd.standardError)") {
                 try await property("Source") == "s \"networkmanager-refined\""

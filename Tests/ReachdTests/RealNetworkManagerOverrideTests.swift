@@ -1,0 +1,127 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// contract-2 §1.6 over the real NetworkManager: where its word and the kernel's differ,
+/// and where reachd must take NetworkManager's word however the kernel routes.
+extension RealNetworkManagerTests {
+    @Test("T1.1, T1.4: NetworkManager CONNECTED_LOCAL, then an uplink it does not manage: Reachable over it only after the override delay (R8); the uplink's link down ends the override at once")
+    func unmanagedUplinkOverridesConnectedLocal() async throws {
+        try await Self.withReachdOverRealNetworkManager(prepare: Self.makeLocalOnly) { namespaces, reachd, property in
+            try await eventually(timeout: .seconds(10), "NetworkManager's CONNECTED_LOCAL published") {
+                try await property("Status") == "i 0"
+            }
+            #expect(try await property("Source") == "s \"networkmanager\"")
+
+            try await Self.addUnmanagedUplink(namespaces)
+            let added = ContinuousClock.now
+            try await eventually(timeout: .seconds(10), pollingEvery: .milliseconds(50), "overridden:\n\(reachd.standardError)") {
+                try await property("Status") == "i 2"
+            }
+            // The disagreement must hold for --override-delay-ms (1000) first; the route
+            // notification and the polling only add to that, so this bound is one-sided.
+            let waited = ContinuousClock.now - added
+            #expect(waited >= .milliseconds(950), "overridden after \(waited), before the delay")
+            #expect(try await property("Source") == "s \"netlink-override\"")
+            #expect(try await property("Interface") == "s \"rdu0\"")
+            #expect(try await property("Details").contains("\"override-rule\" s \"R8\""))
+            #expect(try await Self.networkManagerState(namespaces) == "50")
+
+            // Going back to NetworkManager's word is never delayed.
+            try await runToolChecked("ip", ["-n", try namespaces.value("CLIENT_NETNS"), "link", "set", "rdu0", "down"])
+            let down = ContinuousClock.now
+            try await eventually(timeout: .seconds(5), pollingEvery: .milliseconds(50), "back to NetworkManager's word") {
+                try await property("Status") == "i 0"
+            }
+            #expect(ContinuousClock.now - down < .seconds(1), "no override delay on the way back")
+            #expect(try await property("Source") == "s \"networkmanager\"")
+        }
+    }
+
+    @Test("T1.12: --no-override publishes NetworkManager's CONNECTED_LOCAL however long the kernel routes over an unmanaged uplink")
+    func noOverrideKeepsNetworkManagersWord() async throws {
+        let prepare = { (namespaces: Namespaces) async throws in
+            try await Self.makeLocalOnly(namespaces)
+            try await Self.addUnmanagedUplink(namespaces)
+        }
+        try await Self.withReachdOverRealNetworkManager(arguments: ["--no-override"], prepare: prepare) { _, reachd, property in
+            try await eventually(timeout: .seconds(10), "started") { try await property("Source") == "s \"networkmanager\"" }
+            for _ in 0..<6 {  // 3 s: three times the override delay
+                #expect(try await property("Status") == "i 0", "\(reachd.standardError)")
+                #expect(try await property("Source") == "s \"networkmanager\"")
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    @Test("T1.5, T1.6: CONNECTING over the veth NetworkManager controls is never overridden, though the kernel routes over it (R10); a path over an unmanaged uplink is (R9)")
+    func connectingOverControlledDeviceStands() async throws {
+        try await Self.withReachdOverRealNetworkManager { namespaces, reachd, property in
+            try await eventually(timeout: .seconds(10), "connected at start") { try await property("Status") == "i 2" }
+            let client = try namespaces.value("CLIENT_NETNS"), device = try namespaces.value("CLIENT_IF")
+            // DHCP with no DHCP server in the peer namespace: NetworkManager stays CONNECTING.
+            try await Self.nmcli(namespaces, ["connection", "modify", "reachd-wired", "ipv4.method", "auto",
+                                              "ipv4.addresses", "", "ipv4.gateway", ""])
+            try await Self.nmcli(namespaces, ["--wait", "0", "connection", "up", "reachd-wired"])
+            try await eventually(timeout: .seconds(15), pollingEvery: .milliseconds(200), "NetworkManager says CONNECTING") {
+                try await Self.networkManagerState(namespaces) == "40"
+            }
+            // Meanwhile someone routes over the device by hand.
+            let address = try namespaces.value("CLIENT_ADDR"), gateway = try namespaces.value("PEER_ADDR")
+            try await runToolChecked("ip", ["-n", client, "address", "add", "\(address)/24", "dev", device])
+            try await runToolChecked("ip", ["-n", client, "route", "add", "default", "via", gateway, "dev", device,
+                                             "metric", "100"])
+            try await Task.sleep(for: .seconds(2))  // twice the override delay
+            #expect(try await Self.networkManagerState(namespaces) == "40", "NetworkManager still activating")
+            let route = try await runToolChecked("ip", ["-n", client, "route", "get", "192.0.2.1"]).standardOutput
+            #expect(route.contains("dev \(device)"), "the kernel routes over the device: \(route)")
+            #expect(try await property("Status") == "i 0", "\(reachd.standardError)")
+            #expect(try await property("Flags") == "u 4", "ConnectionRequired")
+            #expect(try await property("Source") == "s \"networkmanager\"")
+            #expect(try await property("UnsatisfiedReason") == "s \"connecting\"")
+
+            // A path over a device NetworkManager cannot touch (metric 50, before the veth's 100)
+            // does not wait for NetworkManager's activation.
+            try await Self.addUnmanagedUplink(namespaces)
+            try await eventually(timeout: .seconds(10), "overridden:\n\(reachd.standardError)") {
+                try await property("Status") == "i 2"
+            }
+            #expect(try await property("Source") == "s \"netlink-override\"")
+            #expect(try await property("Details").contains("\"override-rule\" s \"R9\""))
+            #expect(try await Self.networkManagerState(namespaces) == "40")
+        }
+    }
+}
+
+extension RealNetworkManagerTests {
+    /// A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
+    /// nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
+    static func addUnmanagedUplink(_ namespaces: Namespaces) async throws {
+        let client = try namespaces.value("CLIENT_NETNS"), peer = try namespaces.value("PEER_NETNS")
+        for command in [
+            ["-n", client, "link", "add", "rdu0", "type", "veth", "peer", "name", "rdu1", "netns", peer],
+            ["-n", peer, "link", "set", "rdu1", "up"],
+            ["-n", client, "address", "add", "10.77.0.2/24", "dev", "rdu0"],
+            ["-n", client, "link", "set", "rdu0", "up"],
+            ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", "rdu0", "metric", "50"],
+        ] {
+            try await runToolChecked("ip", command)
+        }
+    }
+
+    /// NetworkManager's profile made never-default and activated again: its veth keeps its
+    /// address but no default route, and NetworkManager says CONNECTED_LOCAL (50).
+    static func makeLocalOnly(_ namespaces: Namespaces) async throws {
+        try await nmcli(namespaces, ["connection", "modify", "reachd-wired", "ipv4.never-default", "yes"])
+        try await nmcli(namespaces, ["connection", "up", "reachd-wired"])
+        try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200), "NetworkManager says CONNECTED_LOCAL") {
+            try await networkManagerState(namespaces) == "50"
+        }
+    }
+
+    /// nmcli on the namespaces' system bus.
+    static func nmcli(_ namespaces: Namespaces, _ arguments: [String]) async throws {
+        _ = try await runToolChecked("nmcli", arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS")],
+                                 timeout: .seconds(30))
+    }
+}
