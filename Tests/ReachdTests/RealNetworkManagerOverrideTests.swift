@@ -38,6 +38,34 @@ extension RealNetworkManagerTests {
         }
     }
 
+    @Test("T1.3: an uplink NetworkManager manages but someone else configured (connected externally): Reachable over it, and the source says whose word that is")
+    func externallyConfiguredUplinkIsReachable() async throws {
+        try await Self.withReachdOverRealNetworkManager(prepare: Self.makeLocalOnly) { namespaces, reachd, property in
+            try await eventually(timeout: .seconds(10), "NetworkManager's CONNECTED_LOCAL published") {
+                try await property("Status") == "i 0"
+            }
+            // Not rdu*: NetworkManager manages it, sees its address and route and adopts them as
+            // an external connection, without changing them.
+            try await Self.addUnmanagedUplink(namespaces, named: "rde")
+            try await eventually(timeout: .seconds(15), "Reachable over rde0:\n\(reachd.standardError)") {
+                try await property("Status") == "i 2"
+            }
+            #expect(try await property("Interface") == "s \"rde0\"")
+            try await eventually(timeout: .seconds(10), "NetworkManager shows rde0 connected (externally)") {
+                try await Self.nmcliOutput(namespaces, ["-t", "-f", "DEVICE,STATE", "device", "status"])
+                    .contains("rde0:connected (externally)")
+            }
+            // contract-2 §8 leaves open whether NetworkManager makes an external connection's
+            // default route its own (then it says CONNECTED_GLOBAL and reachd follows it) or not
+            // (then it still says CONNECTED_LOCAL and reachd overrides it). Either way, Reachable.
+            // NetworkManager 1.42.4 (Debian 12) does not: it says CONNECTED_LOCAL.
+            let state = try await Self.networkManagerState(namespaces), source = try await property("Source")
+            let expected = state == "70" ? "s \"networkmanager\"" : "s \"netlink-override\""
+            #expect(source == expected, "NetworkManager says \(state), reachd's source is \(source)")
+            print("T1.3: NetworkManager says \(state) over the external connection; reachd's Source is \(source)")
+        }
+    }
+
     @Test("T1.12: --no-override publishes NetworkManager's CONNECTED_LOCAL however long the kernel routes over an unmanaged uplink")
     func noOverrideKeepsNetworkManagersWord() async throws {
         let prepare = { (namespaces: Namespaces) async throws in
@@ -96,14 +124,16 @@ extension RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     /// A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
     /// nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
-    static func addUnmanagedUplink(_ namespaces: Namespaces) async throws {
+    /// `prefix` names the pair (`rdu0`, `rdu1`); nm-netns's NetworkManager leaves rdu* alone.
+    static func addUnmanagedUplink(_ namespaces: Namespaces, named prefix: String = "rdu") async throws {
         let client = try namespaces.value("CLIENT_NETNS"), peer = try namespaces.value("PEER_NETNS")
+        let near = prefix + "0", far = prefix + "1"
         for command in [
-            ["-n", client, "link", "add", "rdu0", "type", "veth", "peer", "name", "rdu1", "netns", peer],
-            ["-n", peer, "link", "set", "rdu1", "up"],
-            ["-n", client, "address", "add", "10.77.0.2/24", "dev", "rdu0"],
-            ["-n", client, "link", "set", "rdu0", "up"],
-            ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", "rdu0", "metric", "50"],
+            ["-n", client, "link", "add", near, "type", "veth", "peer", "name", far, "netns", peer],
+            ["-n", peer, "link", "set", far, "up"],
+            ["-n", client, "address", "add", "10.77.0.2/24", "dev", near],
+            ["-n", client, "link", "set", near, "up"],
+            ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", near, "metric", "50"],
         ] {
             try await runToolChecked("ip", command)
         }
@@ -121,7 +151,12 @@ extension RealNetworkManagerTests {
 
     /// nmcli on the namespaces' system bus.
     static func nmcli(_ namespaces: Namespaces, _ arguments: [String]) async throws {
-        _ = try await runToolChecked("nmcli", arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS")],
-                                 timeout: .seconds(30))
+        _ = try await nmcliOutput(namespaces, arguments)
+    }
+
+    /// nmcli on the namespaces' system bus; what it printed.
+    static func nmcliOutput(_ namespaces: Namespaces, _ arguments: [String]) async throws -> String {
+        try await runToolChecked("nmcli", arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS")],
+                                 timeout: .seconds(30)).standardOutput
     }
 }

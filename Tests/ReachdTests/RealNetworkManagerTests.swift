@@ -134,7 +134,7 @@ extension RealNetworkManagerTests {
 extension RealNetworkManagerTests {
     @Test("an uplink NetworkManager does not manage: NetworkManager says DISCONNECTED, reachd says Reachable over it (netlink-override)")
     func unmanagedUplinkOverridesDisconnected() async throws {
-        try await Self.withReachdOverRealNetworkManager(prepare: Self.addUnmanagedUplink) { namespaces, reachd, property in
+        try await Self.withReachdOverRealNetworkManager(prepare: { try await Self.addUnmanagedUplink($0) }) { namespaces, reachd, property in
             // NetworkManager's connection on its veth, the kernel's path over rdu0: refined.
             try await eventually(timeout: .seconds(15), "refined at start:\n\(reachd.standardError)") {
                 try await property("Source") == "s \"networkmanager-refined\""
