@@ -28,9 +28,9 @@ struct RealNetworkManagerTests {
         }
     }
 
-    /// Makes the namespaces with a real NetworkManager (`nm-netns up`) and runs `body`;
+    /// Makes the namespaces with a real NetworkManager (`nm-netns OPTIONS up`) and runs `body`;
     /// everything goes on every path out.
-    static func withNamespaces(_ body: (Namespaces) async throws -> Void) async throws {
+    static func withNamespaces(options: [String] = ["--no-dns"], _ body: (Namespaces) async throws -> Void) async throws {
         try requireNetworkNamespaceHarness(Self.harness)
         // Short: the bus socket's path must fit a sockaddr_un.
         let directory = "/tmp/rnm-\(UUID().uuidString.prefix(8))"
@@ -40,7 +40,7 @@ struct RealNetworkManagerTests {
             if let down = try? ChildProcess(Self.harness, ["down", directory]) { down.waitBlocking(); down.removeOutput() }
             try? FileManager.default.removeItem(atPath: directory)
         }
-        let up = try await runTool(Self.harness, ["--no-dns", "up", directory], timeout: .seconds(60))
+        let up = try await runTool(Self.harness, options + ["up", directory], timeout: .seconds(60))
         guard up.succeeded else {
             let log = (try? String(contentsOfFile: directory + "/nm.log", encoding: .utf8)) ?? ""
             throw TestFailure("nm-netns up failed (is `ip netns add` allowed here?): \(up.transcript)\nnm.log:\n\(log.suffix(3000))")
@@ -199,13 +199,14 @@ extension RealNetworkManagerTests {
 }
 
 extension RealNetworkManagerTests {
-    /// reachd (with `arguments`) in the client namespace over the real NetworkManager, after
-    /// `prepare` has shaped the namespaces; `body` reads reachd's properties with `property`.
+    /// reachd (with `arguments`) in the client namespace over the real NetworkManager (nm-netns
+    /// `options`), after `prepare` has shaped the namespaces; `body` reads reachd's properties
+    /// with `property`.
     static func withReachdOverRealNetworkManager(
-        arguments: [String] = [], prepare: (Namespaces) async throws -> Void = { _ in },
+        options: [String] = ["--no-dns"], arguments: [String] = [], prepare: (Namespaces) async throws -> Void = { _ in },
         _ body: (Namespaces, ReachdProcess, _ property: (String) async throws -> String) async throws -> Void
     ) async throws {
-        try await withNamespaces { namespaces in
+        try await withNamespaces(options: options) { namespaces in
             try await prepare(namespaces)
             let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
             try await withPrivateBus { session in
