@@ -520,7 +520,11 @@ static int start(const char *addr, const char *name, int runs, char **argv) {
         dbus_message_unref(m);
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
-        if (!r) { fprintf(stderr, "dbusbench: start: run %d got no answer\n", i); return 1; }
+        if (!r) {
+            fprintf(stderr, "dbusbench: start: run %d got no answer (%s)\n", i,
+                    owned ? "the name was owned, GetStatus had no reply in 5 s" : "the name was not owned within 10 s");
+            return 1;
+        }
         dbus_int32_t status = -2;
         dbus_message_get_args(r, NULL, DBUS_TYPE_INT32, &status, DBUS_TYPE_INVALID);
         dbus_message_unref(r);
