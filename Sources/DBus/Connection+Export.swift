@@ -71,7 +71,7 @@ extension Connection {
         case .failure(let error):
             reply(to: call, error: error)
         case .method(let method):
-            let expected = Signature.joining(method.outputs.map(\.signature))
+            let expected = method.outputSignature
             switch method.handler {
             case .immediate(let handler):
                 do {
@@ -99,7 +99,7 @@ extension Connection {
     private func reply(to call: Message, body: [DBusValue], expected: Signature?) {
         guard !call.noReplyExpected else { return }
         let reply = call.methodReturn(body: body)
-        if let expected, reply.signature != expected {
+        if let expected, !reply.bodyHasSignature(expected) {
             // A handler bug must not reach the client as a wrongly typed reply.
             self.reply(to: call, error: .failed("internal error: the reply has type '\(reply.signature)', declared '\(expected)'"))
             return

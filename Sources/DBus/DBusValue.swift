@@ -34,6 +34,14 @@ public enum DBusValue: Sendable, Hashable {
         Signature(validated: signatureText)
     }
 
+    /// A basic type: one signature character, no nesting.
+    var isBasic: Bool {
+        switch self {
+        case .array, .dictionary, .structure, .variant: false
+        default: true
+        }
+    }
+
     var signatureText: String {
         switch self {
         case .byte: "y"

@@ -57,10 +57,14 @@ public struct MethodDeclaration: Sendable {
         case deferred(@Sendable (Message) async throws -> [DBusValue])
     }
 
-    public var name: MemberName
-    public var inputs: [ArgumentDeclaration]
-    public var outputs: [ArgumentDeclaration]
-    public var handler: Handler
+    public let name: MemberName
+    public let inputs: [ArgumentDeclaration]
+    public let outputs: [ArgumentDeclaration]
+    public let handler: Handler
+    /// The signature a call must carry, and the one its reply must: joined once here
+    /// rather than on every call.
+    public let inputSignature: Signature
+    public let outputSignature: Signature
 
     /// Arguments are written as ordered `name: signature` pairs: `["host": "s"]`.
     public init(
@@ -71,6 +75,8 @@ public struct MethodDeclaration: Sendable {
         self.inputs = inputs.map(ArgumentDeclaration.init)
         self.outputs = outputs.map(ArgumentDeclaration.init)
         self.handler = handler
+        inputSignature = Signature.joining(self.inputs.map(\.signature))
+        outputSignature = Signature.joining(self.outputs.map(\.signature))
     }
 
     /// An immediate method; the common case.
@@ -81,9 +87,6 @@ public struct MethodDeclaration: Sendable {
     ) {
         self.init(name: name, inputs: inputs, outputs: outputs, handler: .immediate(body))
     }
-
-    /// The signature a call must carry.
-    public var inputSignature: Signature { Signature.joining(inputs.map(\.signature)) }
 }
 
 /// A property with its type, its access and where its value comes from.

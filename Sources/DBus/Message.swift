@@ -33,7 +33,19 @@ public struct Message: Sendable, Hashable {
 
     /// The body's signature, one complete type per value.
     public var signature: Signature {
-        Signature(validated: body.map(\.signatureText).joined())
+        body.isEmpty ? .empty : Signature(validated: body.map(\.signatureText).joined())
+    }
+
+    /// Whether the body's signature is `signature`, without joining a new string: asked
+    /// for every call and every reply.
+    func bodyHasSignature(_ signature: Signature) -> Bool {
+        var rest = Substring(signature.rawValue)
+        for value in body {
+            let text = value.signatureText
+            guard rest.hasPrefix(text) else { return false }
+            rest = rest.dropFirst(text.count)
+        }
+        return rest.isEmpty
     }
 
     public static func methodCall(

@@ -56,7 +56,9 @@ enum MessageWriter {
             break
         }
         for value in message.body { try validate(value, depth: 0) }
-        // libdbus enforces the signature limits (255 bytes, nesting) only by aborting.
+        // libdbus enforces the signature limits (255 bytes, nesting) only by aborting. A body
+        // of a few basic values (most replies) is within them without joining its signature.
+        if message.body.count <= 255, message.body.allSatisfy(\.isBasic) { return }
         guard Signature(rawValue: message.body.map(\.signatureText).joined()) != nil else {
             throw .invalidSignature("the message body's signature is too long or too deeply nested")
         }

@@ -85,9 +85,8 @@ struct ObjectTable {
 
     private func checked(_ call: Message, _ method: MethodDeclaration) -> Resolution {
         let expected = method.inputSignature
-        let actual = call.signature
-        guard actual == expected else {
-            return .failure(.invalidArgs("Type of message, '(\(actual))', does not match expected type '(\(expected))'"))
+        guard call.bodyHasSignature(expected) else {
+            return .failure(.invalidArgs("Type of message, '(\(call.signature))', does not match expected type '(\(expected))'"))
         }
         return .method(method)
     }
