@@ -35,10 +35,25 @@ public enum DBusValue: Sendable, Hashable {
     }
 
     /// A basic type: one signature character, no nesting.
-    var isBasic: Bool {
+    var isBasic: Bool { basicTypeCode != nil }
+
+    /// The one signature byte of a basic value; nil for containers and variants.
+    var basicTypeCode: UInt8? {
         switch self {
-        case .array, .dictionary, .structure, .variant: false
-        default: true
+        case .byte: UInt8(ascii: "y")
+        case .boolean: UInt8(ascii: "b")
+        case .int16: UInt8(ascii: "n")
+        case .uint16: UInt8(ascii: "q")
+        case .int32: UInt8(ascii: "i")
+        case .uint32: UInt8(ascii: "u")
+        case .int64: UInt8(ascii: "x")
+        case .uint64: UInt8(ascii: "t")
+        case .double: UInt8(ascii: "d")
+        case .string: UInt8(ascii: "s")
+        case .objectPath: UInt8(ascii: "o")
+        case .signature: UInt8(ascii: "g")
+        case .unixFD: UInt8(ascii: "h")
+        case .array, .dictionary, .structure, .variant: nil
         }
     }
 

@@ -37,13 +37,18 @@ public struct Message: Sendable, Hashable {
     }
 
     /// Whether the body's signature is `signature`, without joining a new string: asked
-    /// for every call and every reply.
+    /// for every call and every reply, so basic values compare one byte each.
     func bodyHasSignature(_ signature: Signature) -> Bool {
-        var rest = Substring(signature.rawValue)
+        var rest = signature.rawValue.utf8[...]
         for value in body {
-            let text = value.signatureText
-            guard rest.hasPrefix(text) else { return false }
-            rest = rest.dropFirst(text.count)
+            if let code = value.basicTypeCode {
+                guard rest.first == code else { return false }
+                rest = rest.dropFirst()
+            } else {
+                let text = value.signatureText.utf8
+                guard rest.starts(with: text) else { return false }
+                rest = rest.dropFirst(text.count)
+            }
         }
         return rest.isEmpty
     }
