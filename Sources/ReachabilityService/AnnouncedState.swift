@@ -35,6 +35,12 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
 
     var current: Value { value.withLock { $0 } }
 
+    /// (status, flags) without copying the whole value: `GetStatus`, the most frequent call,
+    /// would otherwise retain and release every string and array the value holds.
+    var statusAndFlags: (status: NetworkReachabilityStatus, flags: ReachabilityFlags) {
+        value.withLock { ($0.status, $0.flags) }
+    }
+
     /// Sets the value without announcing it (before anyone can be listening).
     func setInitial(_ new: Value) {
         value.withLock { $0 = new }

@@ -16,8 +16,8 @@ enum ReachabilityInterface {
             name: ReachabilityContract.interface,
             methods: [
                 MethodDeclaration(name: ReachabilityContract.getStatus, outputs: ["status": "i", "flags": "u"]) { _, _ in
-                    let value = current()
-                    return [.int32(value.status.rawValue), .uint32(value.flags.rawValue)]
+                    let (status, flags) = publisher.statusAndFlags
+                    return [.int32(status.rawValue), .uint32(flags.rawValue)]
                 },
                 // Every property in one round trip, keyed as GetAll keys them.
                 MethodDeclaration(name: ReachabilityContract.getPath, outputs: ["path": "a{sv}"]) { _, _ in
