@@ -515,14 +515,17 @@ static int start(const char *addr, const char *name, int runs, char **argv) {
             }
         }
         DBusMessage *m = dbus_message_new_method_call(name, RD_PATH, RD_NAME, "GetStatus");
-        DBusMessage *r = owned ? dbus_connection_send_with_reply_and_block(c, m, 5000, NULL) : NULL;
+        DBusError error;
+        dbus_error_init(&error);
+        DBusMessage *r = owned ? dbus_connection_send_with_reply_and_block(c, m, 5000, &error) : NULL;
         double t1 = now_us();
         dbus_message_unref(m);
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
         if (!r) {
-            fprintf(stderr, "dbusbench: start: run %d got no answer (%s)\n", i,
-                    owned ? "the name was owned, GetStatus had no reply in 5 s" : "the name was not owned within 10 s");
+            if (!owned) fprintf(stderr, "dbusbench: start: run %d got no answer: the name was not owned within 10 s\n", i);
+            else fprintf(stderr, "dbusbench: start: run %d got no answer to GetStatus: %s: %s\n", i, error.name, error.message);
+            dbus_error_free(&error);
             return 1;
         }
         dbus_int32_t status = -2;
