@@ -64,6 +64,13 @@ enum MessageWriter {
         }
     }
 
+    private static let stringSignature = Signature(validated: "s")
+    private static let variantSignature = Signature(validated: "v")
+
+    private static func isStringToVariant(_ key: Signature, _ value: Signature) -> Bool {
+        key == stringSignature && value == variantSignature
+    }
+
     private static func validate(_ value: DBusValue, depth: Int) throws(DBusError) {
         guard depth <= 64 else { throw .invalidArgs("value nested more than 64 levels") }
         switch value {
@@ -78,7 +85,8 @@ enum MessageWriter {
                 try validate(item, depth: depth + 1)
             }
         case .dictionary(let key, let valueType, let entries):
-            guard Signature(rawValue: "a{\(key.rawValue)\(valueType.rawValue)}") != nil else {
+            // a{sv}, which every PropertiesChanged carries, needs no parse; anything else does.
+            guard Self.isStringToVariant(key, valueType) || Signature(rawValue: "a{\(key.rawValue)\(valueType.rawValue)}") != nil else {
                 throw .invalidSignature("'a{\(key.rawValue)\(valueType.rawValue)}' is not a valid dictionary type")
             }
             for entry in entries {
@@ -93,7 +101,8 @@ enum MessageWriter {
             for field in fields { try validate(field, depth: depth + 1) }
         case .variant(let inner):
             try validate(inner, depth: depth + 1)
-            guard inner.signature.isSingleCompleteType else { throw .invalidSignature("variant content too deeply nested") }
+            // A basic value is one complete type; only containers need the parse.
+            guard inner.isBasic || inner.signature.isSingleCompleteType else { throw .invalidSignature("variant content too deeply nested") }
         default:
             break
         }

@@ -17,6 +17,10 @@ public final class RouteLookup: Sendable {
     private struct SocketState {
         var descriptor: Int32
         var sequence: UInt32 = 0
+        /// The receive buffer, made once: allocating and zeroing 64 KiB for every lookup cost
+        /// more than the rest of the lookup. Not zeroed (recv writes before anything reads),
+        /// so an idle reachd has only the pages a reply ever reached.
+        var buffer = [UInt8](unsafeUninitializedCapacity: 64 * 1024) { _, count in count = 64 * 1024 }
     }
 
     private let socket: Mutex<SocketState>
@@ -166,14 +170,14 @@ public final class RouteLookup: Sendable {
 
             var answers: [NetlinkMessage] = []
             // 64 KiB: large enough that the kernel packs a dump into its biggest datagrams.
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = recv(state.descriptor, &buffer, buffer.count, 0)
+                let descriptor = state.descriptor
+                let count = state.buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
                 guard count > 0 else {
                     let reason = count == 0 ? "the routing socket closed" : String(cString: strerror(errno))
                     return .failure(RouteLookupFailure(reason: "no answer to the route lookup: \(reason)"))
                 }
-                let (messages, _) = NetlinkMessage.parse(buffer[..<count])
+                let (messages, _) = NetlinkMessage.parse(state.buffer[..<count])
                 for message in messages where message.sequence == sequence {
                     if message.type == UInt16(NLMSG_DONE) { return .success(.messages(answers)) }
                     if message.type == UInt16(NLMSG_ERROR) {
