@@ -10,15 +10,19 @@ enum MessageWriter {
     /// A new libdbus message with one reference, owned by the caller.
     static func make(_ message: Message) throws(DBusError) -> OpaquePointer {
         try validate(message)
-        guard let raw = dbus_message_new(messageType(message.kind)) else {
+        guard let raw = newMessage(message) else {
             throw .noMemory("libdbus could not allocate a message")
         }
         var ok = true
-        if let path = message.path { ok = ok && dbus_message_set_path(raw, path.rawValue) != 0 }
-        if let interface = message.interface { ok = ok && dbus_message_set_interface(raw, interface.rawValue) != 0 }
-        if let member = message.member { ok = ok && dbus_message_set_member(raw, member.rawValue) != 0 }
+        if message.kind != .signal && message.kind != .methodCall {
+            if let path = message.path { ok = ok && dbus_message_set_path(raw, path.rawValue) != 0 }
+            if let interface = message.interface { ok = ok && dbus_message_set_interface(raw, interface.rawValue) != 0 }
+            if let member = message.member { ok = ok && dbus_message_set_member(raw, member.rawValue) != 0 }
+        }
         if let errorName = message.errorName { ok = ok && dbus_message_set_error_name(raw, errorName.rawValue) != 0 }
-        if let destination = message.destination { ok = ok && dbus_message_set_destination(raw, destination.rawValue) != 0 }
+        if message.kind != .methodCall, let destination = message.destination {
+            ok = ok && dbus_message_set_destination(raw, destination.rawValue) != 0
+        }
         if message.replySerial != 0 { ok = ok && dbus_message_set_reply_serial(raw, message.replySerial) != 0 }
         dbus_message_set_no_reply(raw, message.noReplyExpected ? 1 : 0)
         var iterator = DBusMessageIter()
@@ -31,6 +35,22 @@ enum MessageWriter {
             throw .noMemory("libdbus ran out of memory building a message")
         }
         return raw
+    }
+
+    /// Signals and calls are made with their header fields in one go: each setter rewrites the
+    /// header, and three of them cost a host monitor's re-evaluation a third of its work.
+    /// (`validate` has checked that a signal has a path, an interface and a member, and a call
+    /// a path and a member.)
+    private static func newMessage(_ message: Message) -> OpaquePointer? {
+        switch message.kind {
+        case .signal:
+            dbus_message_new_signal(message.path!.rawValue, message.interface!.rawValue, message.member!.rawValue)
+        case .methodCall:
+            dbus_message_new_method_call(message.destination?.rawValue, message.path!.rawValue,
+                                         message.interface?.rawValue, message.member!.rawValue)
+        case .methodReturn, .error:
+            dbus_message_new(messageType(message.kind))
+        }
     }
 
     private static func messageType(_ kind: Message.Kind) -> Int32 {
