@@ -59,23 +59,11 @@ public enum DBusValue: Sendable, Hashable {
 
     var signatureText: String {
         switch self {
-        case .byte: "y"
-        case .boolean: "b"
-        case .int16: "n"
-        case .uint16: "q"
-        case .int32: "i"
-        case .uint32: "u"
-        case .int64: "x"
-        case .uint64: "t"
-        case .double: "d"
-        case .string: "s"
-        case .objectPath: "o"
-        case .signature: "g"
-        case .unixFD: "h"
         case .array(let element, _): "a" + element.rawValue
         case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"
         case .structure(let fields): "(" + fields.map(\.signatureText).joined() + ")"
         case .variant: "v"
+        default: String(UnicodeScalar(basicTypeCode!))  // every other case is a basic type
         }
     }
 }

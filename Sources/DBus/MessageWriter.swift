@@ -84,11 +84,9 @@ enum MessageWriter {
         }
     }
 
-    private static let stringSignature = Signature(validated: "s")
-    private static let variantSignature = Signature(validated: "v")
-
-    private static func isStringToVariant(_ key: Signature, _ value: Signature) -> Bool {
-        key == stringSignature && value == variantSignature
+    private static func isBasicType(_ signature: Signature) -> Bool {
+        let bytes = signature.rawValue.utf8
+        return bytes.count == 1 && "ybnqiuxtdsogh".utf8.contains(bytes.first!)
     }
 
     private static func validate(_ value: DBusValue, depth: Int) throws(DBusError) {
@@ -105,8 +103,9 @@ enum MessageWriter {
                 try validate(item, depth: depth + 1)
             }
         case .dictionary(let key, let valueType, let entries):
-            // a{sv}, which every PropertiesChanged carries, needs no parse; anything else does.
-            guard Self.isStringToVariant(key, valueType) || Signature(rawValue: "a{\(key.rawValue)\(valueType.rawValue)}") != nil else {
+            // A dict entry's key is one basic type and its value one complete type; the length
+            // and nesting limits are checked on the whole body's signature.
+            guard Self.isBasicType(key), valueType.isSingleCompleteType else {
                 throw .invalidSignature("'a{\(key.rawValue)\(valueType.rawValue)}' is not a valid dictionary type")
             }
             for entry in entries {
