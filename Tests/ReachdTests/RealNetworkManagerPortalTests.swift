@@ -31,7 +31,7 @@ extension RealNetworkManagerTests {
             #expect(try await property("Flags") == "u 22")
 
             // Logged in: the check URL answers what NetworkManager expects.
-            try Self.checkResponse(namespaces).write(toFile: namespaces.directory + "/www/check", atomically: true, encoding: .utf8)
+            try namespaces.value("CHECK_RESPONSE").write(toFile: namespaces.directory + "/www/check", atomically: true, encoding: .utf8)
             try await eventually(timeout: .seconds(20), pollingEvery: .milliseconds(200), "NetworkManager says FULL") {
                 try await Self.nmProperty(namespaces, "Connectivity") == "u 4"
             }
@@ -44,11 +44,6 @@ extension RealNetworkManagerTests {
 }
 
 extension RealNetworkManagerTests {
-    /// The body NetworkManager's check expects (`CHECK_RESPONSE` in nm-netns's env).
-    static func checkResponse(_ namespaces: Namespaces) throws -> String {
-        try namespaces.value("CHECK_RESPONSE")
-    }
-
     /// A web server in the peer namespace that answers NetworkManager's check URL with a login
     /// page: DIR/www/check, which a test may rewrite.
     static func servePortal(_ namespaces: Namespaces) throws -> ChildProcess {
