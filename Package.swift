@@ -57,11 +57,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // reachd's version, one string generated from VERSION and the commit before each build
+        // (Scripts/lib/version.sh), for `--version` of both executables.
+        .target(name: "BuildVersion", plugins: ["BuildVersionPlugin"]),
+        .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
         // The executable: arguments, logging, signals, the one event loop. Thin.
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "EventLoops", "ReachabilityService", "CMemory",
+                "EventLoops", "ReachabilityService", "CMemory", "BuildVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -75,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "Reachability",
+                "Reachability", "BuildVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildVersion
 import Glibc
 
 /// `reachctl`: reachd's reachability for people and scripts, over the `Reachability` library.
@@ -15,6 +16,7 @@ struct Reachctl: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
+        version: "reachctl \(reachdVersion)",
         subcommands: [Status.self, Watch.self, Host.self, Wait.self, Path.self],
         defaultSubcommand: Status.self)
 

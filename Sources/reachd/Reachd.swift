@@ -1,3 +1,4 @@
+import BuildVersion
 import CMemory
 import EventLoops
 import Glibc
@@ -19,6 +20,9 @@ enum Reachd {
             switch try ReachdOptions.parse(Array(CommandLine.arguments.dropFirst())) {
             case .help:
                 print(ReachdOptions.help, terminator: "")
+                exit(0)
+            case .version:
+                print("reachd \(reachdVersion)")
                 exit(0)
             case .run(let parsed):
                 options = parsed

@@ -52,6 +52,7 @@ struct ReachdOptions: Equatable {
                                   have disagreed this many milliseconds (default: 1000).
           --no-override           Publish NetworkManager's word as it is, never checked against
                                   the kernel's path (reachd before the cross-check).
+          --version               Show reachd's version and exit.
           -h, --help              Show this help.
 
         """
@@ -60,6 +61,7 @@ struct ReachdOptions: Equatable {
     enum Request: Equatable {
         case run(ReachdOptions)
         case help
+        case version
     }
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -88,6 +90,8 @@ struct ReachdOptions: Equatable {
             switch name {
             case "-h", "--help":
                 return .help
+            case "--version":
+                return .version
             case "--replace":
                 guard inlineValue == nil else { throw UsageError(description: "--replace takes no value") }
                 options.replace = true
