@@ -6,20 +6,25 @@ import PackagePlugin
 /// show the one string that script prints (the release in `VERSION`, plus the commit when
 /// built from a checkout).
 ///
-/// A prebuild command runs before every build, so a new commit changes the string without a
-/// clean build; the script rewrites the file only when the string changed, so an unchanged
-/// tree recompiles nothing.
+/// A build command, not a prebuild one: SwiftPM 6.3 keeps a prebuild command's output from
+/// one build to the next without running it again, so a new commit left the old string in
+/// place. A build command runs again whenever one of its inputs changes: `VERSION`, and git's
+/// HEAD with its reflog, which git appends to on every commit, checkout, reset and pull.
 @main
 struct BuildVersionPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let script = context.package.directoryURL.appending(path: "Scripts/lib/version.sh")
-        let output = context.pluginWorkDirectoryURL.appending(path: "generated")
+        let root = context.package.directoryURL
+        let output = context.pluginWorkDirectoryURL.appending(path: "BuildVersion+Generated.swift")
+        let inputs = ["VERSION", "Scripts/lib/version.sh", ".git/HEAD", ".git/logs/HEAD"]
+            .map { root.appending(path: $0) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
         return [
-            .prebuildCommand(
+            .buildCommand(
                 displayName: "reachd's version from Scripts/lib/version.sh",
                 executable: URL(fileURLWithPath: "/bin/bash"),
-                arguments: [script.path, "--swift", output.appending(path: "BuildVersion+Generated.swift").path],
-                outputFilesDirectory: output)
+                arguments: [root.appending(path: "Scripts/lib/version.sh").path, "--swift", output.path],
+                inputFiles: inputs,
+                outputFiles: [output])
         ]
     }
 }
