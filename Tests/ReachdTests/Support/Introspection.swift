@@ -32,46 +32,45 @@ struct IntrospectionDocument: Sendable {
     var interfaces: [String: InterfaceContract] = [:]
     var children: [String] = []
 
-    /// Parses the XML that `Introspect` returns and `dbus/*.xml` holds.
-    /// Small on purpose: elements and double-quoted attributes, comments and
-    /// the DOCTYPE skipped, which is all introspection data uses.
+    /// Parses the XML that `Introspect` returns and `dbus/*.xml` holds. The text is read by
+    /// `XMLReader`, which refuses what a conforming XML parser refuses (the tools users
+    /// run on the installed files, such as gdbus-codegen, use one), then read as introspection data.
+    ///
+    /// Property annotations in the `org.freedesktop.DBus.` namespace are part of the contract;
+    /// others (`org.qtproject.QtDBus.QtTypeName`) are hints to one code generator, which the
+    /// files carry and the service need not serve, so they are left out.
     init(xml: String) throws {
-        var text = xml.replacing(/<!--[\s\S]*?-->/, with: "")
-        text = text.replacing(/<!DOCTYPE[^>]*>/, with: "")
-        text = text.replacing(/<\?xml[^>]*\?>/, with: "")
         var stack: [String] = []
         var interface: String?
         var member: (kind: String, name: String)?
-        for tag in text.matches(of: /<(\/?)([A-Za-z]+)((?:\s+[A-Za-z:_.-]+="[^"]*")*)\s*(\/?)>/) {
-            let closing = !tag.output.1.isEmpty, element = String(tag.output.2), selfClosing = !tag.output.4.isEmpty
-            var attributes: [String: String] = [:]
-            for attribute in tag.output.3.matches(of: /([A-Za-z:_.-]+)="([^"]*)"/) {
-                attributes[String(attribute.output.1)] = String(attribute.output.2)
-            }
-            if closing {
-                guard stack.last == element else { throw TestFailure("unbalanced </\(element)> in introspection XML") }
-                stack.removeLast()
+        for event in try XMLReader.events(in: xml) {
+            guard case .start(let element, let attributes) = event else {
+                let element = stack.removeLast()
                 if element == "interface" { interface = nil }
                 if ["method", "signal", "property"].contains(element) { member = nil }
                 continue
             }
+            let parent = stack.last
+            stack.append(element)
             switch element {
-            case "node" where !stack.isEmpty:
+            case "node" where parent == nil:
+                break
+            case "node" where parent == "node":
                 children.append(attributes["name"] ?? "")
-            case "interface":
+            case "interface" where parent == "node":
                 interface = attributes["name"]
                 if let interface, interfaces[interface] == nil { interfaces[interface] = InterfaceContract() }
-            case "method", "signal":
-                guard let interface, let name = attributes["name"] else { throw TestFailure("\(element) outside an interface") }
+            case "method" where parent == "interface", "signal" where parent == "interface":
+                guard let interface, let name = attributes["name"] else { throw TestFailure("<\(element)> without a name") }
                 member = (element, name)
                 if element == "method" { interfaces[interface]?.methods[name] = [] } else { interfaces[interface]?.signals[name] = [] }
-            case "property":
-                guard let interface, let name = attributes["name"] else { throw TestFailure("property outside an interface") }
+            case "property" where parent == "interface":
+                guard let interface, let name = attributes["name"] else { throw TestFailure("<property> without a name") }
                 member = ("property", name)
                 interfaces[interface]?.properties[name] = .init(type: attributes["type"] ?? "", access: attributes["access"] ?? "",
                                                                 annotations: [:])
-            case "arg":
-                guard let interface, let member else { throw TestFailure("arg outside a method or signal") }
+            case "arg" where parent == "method" || parent == "signal":
+                guard let interface, let member else { throw TestFailure("<arg> outside a method or signal") }
                 // Method arguments default to "in", signal arguments are always "out".
                 let direction = member.kind == "signal" ? "out" : attributes["direction"] ?? "in"
                 let argument = InterfaceContract.Argument(name: attributes["name"] ?? "", type: attributes["type"] ?? "",
@@ -82,15 +81,15 @@ struct IntrospectionDocument: Sendable {
                     interfaces[interface]?.signals[member.name]?.append(argument)
                 }
             case "annotation":
-                if let interface, let member, member.kind == "property", let name = attributes["name"] {
+                if let interface, let member, member.kind == "property", parent == "property", let name = attributes["name"],
+                   name.hasPrefix("org.freedesktop.DBus.") {
                     interfaces[interface]?.properties[member.name]?.annotations[name] = attributes["value"] ?? ""
                 }
             default:
-                break
+                let place = parent.map { "inside <\($0)>" } ?? "as the root element"
+                throw TestFailure("<\(element)> \(place) is not introspection data")
             }
-            if !selfClosing { stack.append(element) }
         }
-        guard stack.isEmpty else { throw TestFailure("unclosed <\(stack.joined(separator: "> <"))> in introspection XML") }
     }
 }
 
