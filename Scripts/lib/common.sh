@@ -14,6 +14,8 @@ REACHD_TEST_PACKAGES=(
     iproute2 dnsmasq-base         # namespaces, veth, a DNS server for the peer
     bubblewrap xdg-dbus-proxy     # a Flatpak app's bus, without Flatpak
     man-db dpkg-dev lintian       # manual pages rendered; the Debian package built and checked
+    libglib2.0-dev libglib2.0-dev-bin gcc  # gdbus-codegen on the interface files, its C client built
+    qtbase5-dev-tools             # qdbusxml2cpp on the interface files
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
