@@ -7,33 +7,45 @@ import Testing
 extension RealNetworkManagerTests {
     @Test("T1.1, T1.4: NetworkManager CONNECTED_LOCAL, then an uplink it does not manage: Reachable over it only after the override delay (R8); the uplink's link down ends the override at once")
     func unmanagedUplinkOverridesConnectedLocal() async throws {
-        try await Self.withReachdOverRealNetworkManager(prepare: Self.makeLocalOnly) { namespaces, reachd, property in
+        // Longer than the default 1 s, so that "at once" on the way back stays far from "after
+        // the delay" on a loaded machine (as in CrossCheckTests).
+        let delay = Duration.seconds(3)
+        try await Self.withReachdOverRealNetworkManager(arguments: ["--override-delay-ms", "3000"],
+                                                        prepare: Self.makeLocalOnly) { namespaces, reachd, property in
             try await eventually(timeout: .seconds(10), "NetworkManager's CONNECTED_LOCAL published") {
                 try await property("Status") == "i 0"
             }
             #expect(try await property("Source") == "s \"networkmanager\"")
 
-            try await Self.addUnmanagedUplink(namespaces)
-            let added = ContinuousClock.now
-            try await eventually(timeout: .seconds(10), pollingEvery: .milliseconds(50), "overridden:\n\(reachd.standardError)") {
+            // The disagreement begins with the default route over rdu0. The clock is read before
+            // that route is added, so the time `ip` takes to exit, and the time it takes to notice
+            // that, can only lengthen what is measured, never hide an early override.
+            let routeAdded = try await Self.addUnmanagedUplink(namespaces)
+            try await eventually(timeout: .seconds(15), pollingEvery: .milliseconds(50), "overridden:\n\(reachd.standardError)") {
                 try await property("Status") == "i 2"
             }
-            // The disagreement must hold for --override-delay-ms (1000) first; the route
-            // notification and the polling only add to that, so this bound is one-sided.
-            let waited = ContinuousClock.now - added
-            #expect(waited >= .milliseconds(950), "overridden after \(waited), before the delay")
+            let overridden = Self.monotonicNow()
+            #expect(overridden - routeAdded >= delay, "overridden \(overridden - routeAdded) after the route was added, before the delay")
+            let details = try await property("Details")
+            #expect(details.contains("\"override-rule\" s \"R8\""))
+            // reachd's own clock agrees: the disagreement it timed began with the route.
+            let since = Self.overrideSince(details)
+            #expect(since.map { $0 >= routeAdded && $0 <= overridden } == true,
+                    "override-since-usec \(String(describing: since)) lies between the route (\(routeAdded)) and the override seen (\(overridden)): \(details)")
             #expect(try await property("Source") == "s \"netlink-override\"")
             #expect(try await property("Interface") == "s \"rdu0\"")
-            #expect(try await property("Details").contains("\"override-rule\" s \"R8\""))
             #expect(try await Self.networkManagerState(namespaces) == "50")
 
-            // Going back to NetworkManager's word is never delayed.
+            // Going back to NetworkManager's word is never delayed. Timed from before the link
+            // goes down, a way back that waited for the delay would take at least the delay;
+            // one that does not has all of it (3 s) for ip, reachd and busctl, however loaded.
+            let linkDown = Self.monotonicNow()
             try await runToolChecked("ip", ["-n", try namespaces.value("CLIENT_NETNS"), "link", "set", "rdu0", "down"])
-            let down = ContinuousClock.now
-            try await eventually(timeout: .seconds(5), pollingEvery: .milliseconds(50), "back to NetworkManager's word") {
+            try await eventually(timeout: .seconds(10), pollingEvery: .milliseconds(50), "back to NetworkManager's word") {
                 try await property("Status") == "i 0"
             }
-            #expect(ContinuousClock.now - down < .seconds(1), "no override delay on the way back")
+            let back = Self.monotonicNow() - linkDown
+            #expect(back < delay, "no override delay on the way back: \(back)")
             #expect(try await property("Source") == "s \"networkmanager\"")
         }
     }
@@ -125,7 +137,10 @@ extension RealNetworkManagerTests {
     /// A second veth, configured by hand (as ifupdown, a VPN or a cloud agent would), which
     /// nm-netns's NetworkManager leaves unmanaged (rdu*), with the lower-metric default route.
     /// `prefix` names the pair (`rdu0`, `rdu1`); nm-netns's NetworkManager leaves rdu* alone.
-    static func addUnmanagedUplink(_ namespaces: Namespaces, named prefix: String = "rdu") async throws {
+    /// Returns CLOCK_MONOTONIC just before the default route was added (the kernel's path
+    /// changes then), for time bounds that must start before the action.
+    @discardableResult
+    static func addUnmanagedUplink(_ namespaces: Namespaces, named prefix: String = "rdu") async throws -> Duration {
         let client = try namespaces.value("CLIENT_NETNS"), peer = try namespaces.value("PEER_NETNS")
         let near = prefix + "0", far = prefix + "1"
         for command in [
@@ -133,10 +148,28 @@ extension RealNetworkManagerTests {
             ["-n", peer, "link", "set", far, "up"],
             ["-n", client, "address", "add", "10.77.0.2/24", "dev", near],
             ["-n", client, "link", "set", near, "up"],
-            ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", near, "metric", "50"],
         ] {
             try await runToolChecked("ip", command)
         }
+        let routeAdded = monotonicNow()
+        try await runToolChecked("ip", ["-n", client, "route", "add", "default", "via", "10.77.0.1", "dev", near, "metric", "50"])
+        return routeAdded
+    }
+
+    /// CLOCK_MONOTONIC now: the clock of `Details`' `override-since-usec`.
+    static func monotonicNow() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// `override-since-usec` in `Details` as busctl prints it (`"override-since-usec" t 123`),
+    /// as a CLOCK_MONOTONIC instant like `monotonicNow()`'s.
+    static func overrideSince(_ details: String) -> Duration? {
+        guard let match = details.firstMatch(of: /"override-since-usec" t (\d+)/), let microseconds = Int64(match.output.1) else {
+            return nil
+        }
+        return .microseconds(microseconds)
     }
 
     /// NetworkManager's profile made never-default and activated again: its veth keeps its
