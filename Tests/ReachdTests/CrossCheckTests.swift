@@ -47,16 +47,14 @@ struct CrossCheckTests {
             try await runToolChecked("/usr/bin/nsenter", ["--net=/proc/\(reachd.pid)/ns/net", "ip"] + arguments)
         }
 
-        /// Waits until reachd publishes `expected`; returns how long that took.
-        @discardableResult
-        func waitFor(_ expected: Seen, timeout: Duration = .seconds(10)) async throws -> Duration {
-            let started = ContinuousClock.now
+        /// Waits until reachd publishes `expected`. Tests that time a change read the clock
+        /// themselves, before the action that causes it.
+        func waitFor(_ expected: Seen, timeout: Duration = .seconds(10)) async throws {
             var last: Seen?
             try await eventually(timeout: timeout, "reachd publishes \(expected); last seen \(last.map { "\($0)" } ?? "nothing")\n\(reachd.standardError)") {
                 last = try await seen()
                 return last == expected
             }
-            return ContinuousClock.now - started
         }
 
         /// Checks that `expected` is still published after `duration`.
@@ -102,17 +100,22 @@ struct CrossCheckTests {
             let took = ContinuousClock.now - changed
             #expect(took >= Self.delay, "the disagreement held for the delay first: \(took)")
             // NetworkManager's word first, then the override: exactly two ReachabilityChanged.
-            let changes = monitor.signals.filter { if case .reachabilityChanged = $0 { true } else { false } }
-            #expect(changes == [.reachabilityChanged("(0, uint32 0)"), .reachabilityChanged("(2, uint32 2)")], "\(monitor.signals)")
+            // busctl may read the new value before gdbus monitor has printed the signal.
+            func changes() -> [ReachdSignal] { monitor.signals.filter { if case .reachabilityChanged = $0 { true } else { false } } }
+            try await eventually("gdbus monitor has printed the override's ReachabilityChanged:\n\(monitor.output)") { changes().count >= 2 }
+            #expect(changes() == [.reachabilityChanged("(0, uint32 0)"), .reachabilityChanged("(2, uint32 2)")], "\(monitor.signals)")
             let details = try await lab.details()
             #expect(details.contains(#""override-rule" s "R8""#), "\(details)")
             #expect(details.contains(#""nm-state" u \#(state)"#), "\(details)")
             #expect(details.contains(#""path-device-controlled" b false"#), "\(details)")
             #expect(lab.reachd.standardError.contains("NetworkManager says"), "one notice line: \(lab.reachd.standardError)")
-            // NetworkManager connected again: the override ends at once.
+            // NetworkManager connected again: the override ends at once. Timed from before the
+            // change, a way back that waited for the delay would take at least the delay.
+            let connected = ContinuousClock.now
             try await mock.setState(70)
-            let back = try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
-            #expect(back < Self.delay)
+            try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
+            let back = ContinuousClock.now - connected
+            #expect(back < Self.delay, "an override ends at once: \(back)")
             #expect(lab.reachd.standardError.contains("override R8 ended"), "\(lab.reachd.standardError)")
         }
     }
@@ -135,12 +138,18 @@ struct CrossCheckTests {
     func killSwitchIsBlocked() async throws {
         try await withLab { lab, _ in
             try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
+            // The rule alone changes nothing (table 100 is empty); the prohibit route blocks.
+            // Timed from before it is added: the time ip takes to exit only lengthens `took`.
             try await lab.ip("rule", "add", "pref", "100", "lookup", "100")
+            let blocked = ContinuousClock.now
             try await lab.ip("route", "add", "prohibit", "default", "table", "100")
-            let took = try await lab.waitFor(Seen(status: 0, flags: 0, interface: "", source: "netlink-override", reason: "blocked"))
-            #expect(took >= Self.delay - .milliseconds(300), "debounced: \(took)")
+            try await lab.waitFor(Seen(status: 0, flags: 0, interface: "", source: "netlink-override", reason: "blocked"))
+            let took = ContinuousClock.now - blocked
+            #expect(took >= Self.delay, "debounced: \(took)")
+            let unblocked = ContinuousClock.now
             try await lab.ip("rule", "del", "pref", "100")
-            let back = try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
+            try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
+            let back = ContinuousClock.now - unblocked
             #expect(back < Self.delay, "an override ends at once: \(back)")
         }
     }
