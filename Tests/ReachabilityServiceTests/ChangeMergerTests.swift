@@ -77,21 +77,29 @@ struct ChangeMergerTests {
         await merger.receive(.networkManager(Self.snapshotWiFi))
         let changed = ContinuousClock.now
         await merger.receive(.networkManager(Self.snapshotOffline))
-        // The kernel keeps talking every 50 ms for longer than the settle time.
-        while ContinuousClock.now - changed < .milliseconds(900) {
+        // The kernel keeps talking every 50 ms until the change is announced, and for twice the
+        // settle time after. A merger that restarted the settle timer on each kernel event would
+        // never announce while it talks: the deadline only ends the test, it is not a bound.
+        func announced() -> [String] { record.all.filter { $0.hasPrefix("announce") } }
+        var quietAfter: ContinuousClock.Instant?
+        while ContinuousClock.now < (quietAfter ?? changed + .seconds(30)) {
             await merger.receive(.kernelChanged)
             try await Task.sleep(for: .milliseconds(50))
+            if quietAfter == nil, !announced().isEmpty { quietAfter = ContinuousClock.now + .milliseconds(600) }
         }
-        #expect(record.all.filter { $0.hasPrefix("announce") } == ["announce Not Reachable "])
+        #expect(announced() == ["announce Not Reachable "])
     }
 
     @Test func aFlapShorterThanTheSettleTimeIsNeverAnnounced() async throws {
         let record = Record()
-        let merger = Self.merger(settle: .milliseconds(300), record: record)
+        // The flap lasts one actor hop; the settle time is long next to that, so that a loaded
+        // machine resuming this test late cannot let the settle timer in between.
+        let settle = Duration.seconds(2)
+        let merger = Self.merger(settle: settle, record: record)
         await merger.receive(.networkManager(Self.snapshotWiFi))
         await merger.receive(.networkManager(Self.snapshotOffline))
         await merger.receive(.networkManager(Self.snapshotWiFi))
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: settle * 2)
         // The timer fired with the value already published: the publisher compares and stays quiet.
         #expect(record.all.filter { $0.hasPrefix("announce") }.allSatisfy { $0 == "announce Reachable via WiFi wlan0" })
     }
@@ -139,7 +147,9 @@ struct ChangeMergerTests {
     // MARK: The cross-check's timing (the table itself: ReachabilityDecisionTests)
 
     /// NetworkManager DISCONNECTED while the kernel routes over eth0, which it does not know.
-    static let delay = Duration.milliseconds(300)
+    /// The override delay: long next to what a test does between two events (an actor hop, a
+    /// 100 ms sleep), so that a loaded machine waking a test late cannot let the timer in first.
+    static let delay = Duration.seconds(2)
 
     @Test func anUpwardOverrideWaitsForTheDelayThenTakesEffectWithoutAnotherEvent() async throws {
         let record = Record()
