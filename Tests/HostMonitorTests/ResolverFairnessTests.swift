@@ -64,8 +64,10 @@ struct ResolverFairnessTests {
                 monitors.append(try await client.managerForDomain("m\(index).slow.test"))
             }
             let took = ContinuousClock.now - started
-            // Before, each reply waited for its lookup: 5 s a name, 320 s for 64.
-            #expect(took < .seconds(5), "64 monitors on slow names made in \(took)")
+            // Before, each reply waited for its lookup: 5 s a name, 320 s for 64. The bound is
+            // loose for shared machines (64 round trips), and still catches replies that wait for
+            // lookups: six of those in a row already take 30 s.
+            #expect(took < .seconds(30), "64 monitors on slow names made in \(took)")
             #expect(try await client.answer(of: monitors[0]) == .unknown, "Status -1 until the first answer")
             // A name that cannot be resolved is not reachable, once its own lookup has had its time.
             try await eventually(timeout: .seconds(60), "every monitor has its answer") {

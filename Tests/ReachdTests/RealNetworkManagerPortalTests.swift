@@ -14,7 +14,7 @@ extension RealNetworkManagerTests {
             try await eventually(timeout: .seconds(20), pollingEvery: .milliseconds(200), "NetworkManager finds the portal") {
                 try await Self.nmProperty(namespaces, "Connectivity") == "u 2"
             }
-            try await eventually(timeout: .seconds(5), "reachd publishes it:\n\(reachd.standardError)") {
+            try await eventually(timeout: .seconds(10), "reachd publishes it:\n\(reachd.standardError)") {
                 try await property("UnsatisfiedReason") == "s \"portal\""
             }
             // Reachable | ConnectionRequired | InterventionRequired, Status Not Reachable.
@@ -35,7 +35,7 @@ extension RealNetworkManagerTests {
             try await eventually(timeout: .seconds(20), pollingEvery: .milliseconds(200), "NetworkManager says FULL") {
                 try await Self.nmProperty(namespaces, "Connectivity") == "u 4"
             }
-            try await eventually(timeout: .seconds(5), "Reachable after the login:\n\(reachd.standardError)") {
+            try await eventually(timeout: .seconds(10), "Reachable after the login:\n\(reachd.standardError)") {
                 try await property("Status") == "i 2"
             }
             #expect(try await property("Connectivity") == "s \"full\"")

@@ -91,7 +91,7 @@ struct RealNetworkManagerTests {
                             return properties.standardOutput == expected.busctlLines
                         }
                     }
-                    try await expect(connected, within: .seconds(5), after: "start-up")
+                    try await expect(connected, within: .seconds(10), after: "start-up")
                     // NetworkManager acts on a lost carrier after about 6 s.
                     try await namespaces.run("carrier-down")
                     // No carrier, and a veth with no Internet path is no link an uplink is known by.

@@ -5,7 +5,7 @@ import Testing
 /// Waking from sleep: whatever happened while the machine slept, reachd looks again.
 /// logind's `PrepareForSleep(false)` (python-dbusmock's logind template on the private
 /// system bus) has NetworkManager read afresh, once at wake and once more 5 s later.
-@Suite("Resume from sleep", .timeLimit(.minutes(1)))
+@Suite("Resume from sleep", .timeLimit(.minutes(2)))
 struct ResumeTests {
     @Test("PrepareForSleep(false) re-reads NetworkManager: a change it never announced is published")
     func resumeReadsNetworkManagerAgain() async throws {
