@@ -30,6 +30,8 @@ struct ManagerState {
     /// What the handler last got, to call it only when (status, flags) change.
     var lastHandled: ReachabilityUpdate?
     var streams: [Int: AsyncStream<ReachabilityUpdate>.Continuation] = [:]
+    /// Consumers of `lastErrorUpdates`.
+    var errorStreams: [Int: AsyncStream<ReachabilityError?>.Continuation] = [:]
     var nextStreamID = 0
     var watcher: ReachabilityWatcher?
     var watcherID = 0

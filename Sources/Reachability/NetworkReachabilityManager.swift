@@ -58,9 +58,10 @@ public final class NetworkReachabilityManager: Sendable {
 
     deinit {
         // Streams keep their manager alive, so none is left here; the watcher may be.
-        let (watcher, delivery) = state.withLock { ($0.watcher, $0.delivery) }
+        let (watcher, delivery, errorStreams) = state.withLock { ($0.watcher, $0.delivery, $0.errorStreams.values) }
         watcher?.stop()
         if case .actor(let continuation) = delivery { continuation.finish() }
+        for continuation in errorStreams { continuation.finish() }
     }
 
     // MARK: Current values
@@ -185,6 +186,36 @@ public final class NetworkReachabilityManager: Sendable {
         return stream
     }
 
+    /// `lastError` as it changes: its value now, then each change — a new reason the service
+    /// cannot be reached or refused, or nil once it answers. A failure repeated by the manager's
+    /// retries is no change. Consuming this stream does not monitor by itself: consume `updates`
+    /// or call `startMonitoring()` beside it. It ends when the manager goes away.
+    ///
+    /// ```swift
+    /// let manager = NetworkReachabilityManager.shared
+    /// Task {
+    ///     for await error in manager.lastErrorUpdates {
+    ///         print(error.map { "waiting: \($0.message)" } ?? "the service answers")
+    ///     }
+    /// }
+    /// for await update in manager.updates { print(update.status) }
+    /// ```
+    public var lastErrorUpdates: AsyncStream<ReachabilityError?> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ReachabilityError?.self, bufferingPolicy: .bufferingNewest(16))
+        let id = state.withLock { state in
+            state.nextStreamID += 1
+            state.errorStreams[state.nextStreamID] = continuation
+            continuation.yield(state.lastError)
+            return state.nextStreamID
+        }
+        // Weak: unlike `updates`, this stream does not keep the manager (and its watch) alive.
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.errorStreams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
     // MARK: Internals
 
     private func streamEnded(_ id: Int) {
@@ -226,7 +257,9 @@ public final class NetworkReachabilityManager: Sendable {
 
     private func receive(_ error: ReachabilityError?, from watcherID: Int) {
         state.withLock { state in
-            if state.watcherID == watcherID { state.lastError = error }
+            guard state.watcherID == watcherID, state.lastError != error else { return }
+            state.lastError = error
+            for continuation in state.errorStreams.values { continuation.yield(error) }
         }
     }
 

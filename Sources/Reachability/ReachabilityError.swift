@@ -52,8 +52,9 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
         "org.freedesktop.DBus.Error.TimedOut",
     ]
 
-    /// Set when the error came from there being no session bus at all (an error of its own type).
-    private var hasNoSessionBus = false
+    /// True when there was no session bus at all to connect to: `DBUS_SESSION_BUS_ADDRESS` is not
+    /// set and `$XDG_RUNTIME_DIR/bus` does not exist (no bus answered; the name is only a label).
+    public private(set) var hasNoSessionBus = false
 
     /// True when the failure means "reachd cannot be reached", as opposed to the service
     /// refusing the request: the bus is missing, the service is not there and cannot be
