@@ -1,12 +1,14 @@
 import ArgumentParser
 import Reachability
 
-/// reachctl's exit statuses: part of its interface, listed in every `--help`.
+/// reachctl's exit statuses: part of its interface. `reachctl --help` lists them all; each
+/// command's help lists the ones that command can give, in its own words.
 enum ExitStatus: Int32 {
-    /// Done; for `wait`, the path is reachable.
+    /// Done; for `host` and `wait`, reachable (the condition holds).
     case success = 0
-    /// `wait`: not reachable before the timeout.
-    case timedOut = 1
+    /// `host`: not reachable now; `wait`: not reachable before the timeout (or at once with
+    /// `--timeout 0` or `-x`).
+    case notReachable = 1
     /// reachd cannot be reached: no session bus, or not running and cannot be activated.
     case serviceUnavailable = 3
     /// reachd refused the request: invalid host, too many monitors, not supported by this reachd,
@@ -14,20 +16,61 @@ enum ExitStatus: Int32 {
     case refused = 4
     /// `wait --level online` where no connectivity check runs: it can never hold here.
     case cannotEvaluate = 5
+    /// A bad command line (ArgumentParser's and `main`'s own usage errors).
+    case usage = 64
 
-    static let help = """
-        EXIT STATUS
-          0   success (for wait: reachable)
-          1   wait: not reachable before the timeout
-          3   reachd unavailable (no session bus; not running, not activatable)
-          4   reachd refused (invalid host, monitor limit, not supported, not allowed)
-          5   wait: the condition can never hold here (online without a connectivity check)
-          64  usage error
-        """
+    /// The whole table, for `reachctl --help`.
+    static let help = table([
+        (.success, "success; host, wait: reachable"),
+        (.notReachable, "host: not reachable; wait: not reachable before the timeout"),
+        (.serviceUnavailable, "reachd unavailable (no session bus; not running, not activatable)"),
+        (.refused, "reachd refused (invalid host, monitor limit, not supported, not allowed)"),
+        (.cannotEvaluate, "wait: can never hold here (online, but no connectivity check runs)"),
+        (.usage, "usage error (unknown command or option, value out of range)"),
+    ])
+
+    /// `status` and `path`: one read of the main object.
+    static let readHelp = table([
+        (.success, "printed"),
+        (.serviceUnavailable, "reachd unavailable (no session bus; not running, not activatable)"),
+        (.refused, "reachd refused (not allowed: a sandboxed app without network access)"),
+        (.usage, "usage error"),
+    ])
+
+    /// `watch` ends when interrupted; while reachd cannot be reached it waits, not exits.
+    static let watchHelp = table([
+        (.refused, "reachd refused (not allowed: a sandboxed app without network access)"),
+        (.usage, "usage error"),
+    ])
+
+    static let hostHelp = table([
+        (.success, "reachable"),
+        (.notReachable, "not reachable"),
+        (.serviceUnavailable, "reachd unavailable (with --watch: waits for it instead)"),
+        (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
+        (.usage, "usage error"),
+    ])
+
+    static let waitHelp = table([
+        (.success, "the condition holds"),
+        (.notReachable, "it does not: timed out, or at once with --timeout 0 or -x"),
+        (.serviceUnavailable, "reachd still unavailable at the timeout"),
+        (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
+        (.cannotEvaluate, "can never hold here (online, but no connectivity check runs)"),
+        (.usage, "usage error (a contradiction, a value out of range)"),
+    ])
+
+    /// `EXIT STATUS` and one line per status, each short enough that `--help` does not wrap it.
+    private static func table(_ rows: [(ExitStatus, String)]) -> String {
+        (["EXIT STATUS"] + rows.map { status, text in
+            let code = String(status.rawValue)
+            return "  " + code + String(repeating: " ", count: 4 - code.count) + text
+        }).joined(separator: "\n")
+    }
 
     /// The exit for a failed call, after saying why on standard error.
     static func failure(_ error: ReachabilityError) -> ExitCode {
-        Output.error("\(error.message) (\(error.name))")
+        Output.error(Explanation(error).sentence)
         return ExitCode((error.isServiceUnavailable ? serviceUnavailable : refused).rawValue)
     }
 }

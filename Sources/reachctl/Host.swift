@@ -6,11 +6,14 @@ extension Reachctl {
         static let configuration = CommandConfiguration(
             abstract: "Print whether one host (a DNS name or an IP address) is reachable.",
             discussion: """
-                Without --watch this is one CheckHost call. With --watch reachd keeps a monitor for \
-                the host (ManagerForDomain or ManagerForAddress) and reachctl prints a line per \
-                change until interrupted; the monitor is released when reachctl exits.
+                Without --watch this is one CheckHost call, and the exit status says whether the \
+                host is reachable, like `reachctl wait --host NAME --timeout 0`. With --watch \
+                reachd keeps a monitor for the host (ManagerForDomain or ManagerForAddress) and \
+                reachctl prints a line per change until interrupted; the monitor is released when \
+                reachctl exits. While reachd cannot be reached, --watch says why on standard error \
+                and waits for it.
 
-                \(ExitStatus.help)
+                \(ExitStatus.hostHelp)
                 """)
 
         @Argument(help: "A DNS name, or an IPv4 or IPv6 address.")
@@ -24,22 +27,19 @@ extension Reachctl {
 
         func run() async throws {
             guard watch else {
+                let status: NetworkReachabilityStatus, flags: ReachabilityFlags
                 do {
-                    let (status, flags) = try await NetworkReachabilityManager.checkHost(host)
-                    Output.line(json ? Output.json(Report(status: status, flags: flags, host: host))
-                                     : Output.line(host: host, status: status, flags: flags))
+                    (status, flags) = try await NetworkReachabilityManager.checkHost(host)
                 } catch {
                     throw ExitStatus.failure(error)
                 }
+                Output.line(json ? Output.json(Report(status: status, flags: flags, host: host))
+                                 : Output.line(host: host, status: status, flags: flags))
+                if !status.isReachable { throw ExitCode(ExitStatus.notReachable.rawValue) }
                 return
             }
-            let manager = NetworkReachabilityManager(.init(host: host))
-            for await update in manager.updates {
-                // A refusal (invalid host, limit) will not go away by waiting; unavailability may.
-                if update.status == .unknown, let error = manager.lastError, !error.isServiceUnavailable {
-                    throw ExitStatus.failure(error)
-                }
-                Output.line(json ? Output.json(Report(update, host: host)) : Output.line(update, host: host))
+            try await Follower.follow(NetworkReachabilityManager(.init(host: host))) { update in
+                json ? Output.json(Report(update, host: host)) : Output.line(update, host: host)
             }
         }
     }

@@ -10,7 +10,7 @@ extension Reachctl {
                 whether the path is expensive or validated, the interfaces that could carry a path \
                 and the gateways, read in one call.
 
-                \(ExitStatus.help)
+                \(ExitStatus.readHelp)
                 """)
 
         @Flag(help: "Print one JSON object instead of text.")

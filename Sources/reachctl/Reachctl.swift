@@ -21,14 +21,17 @@ struct Reachctl: AsyncParsableCommand {
         defaultSubcommand: Status.self)
 
     /// `status` is the default subcommand, so ArgumentParser would read an unknown
-    /// word (`reachctl stauts`) as an argument to it. A first word that is no
-    /// option and no command is a usage error that names the commands.
+    /// word (`reachctl stauts`) as an argument to it, and `help` shows the overview
+    /// for a word it does not know (`reachctl help stauts`), exiting 0. A word in
+    /// either place that is no option and no command is a usage error that names
+    /// the commands.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let commands = configuration.subcommands.map { $0._commandName } + ["help"]
-        if let first = arguments.first, !first.hasPrefix("-"), !commands.contains(first) {
-            Output.error("unknown command '\(first)'; the commands are \(commands.joined(separator: ", "))")
-            Glibc.exit(64)  // EX_USAGE
+        let word = arguments.first == "help" ? arguments.dropFirst().first : arguments.first
+        if let word, !word.hasPrefix("-"), !commands.contains(word) {
+            Output.error("unknown command '\(word)'; the commands are \(commands.joined(separator: ", "))")
+            Glibc.exit(ExitStatus.usage.rawValue)
         }
         await main(arguments)
     }

@@ -9,7 +9,7 @@ extension Reachctl {
                 Reads every property of io.reachd.Reachability1 in one call. Scripts that want a \
                 yes or no should use `reachctl wait --timeout 0`.
 
-                \(ExitStatus.help)
+                \(ExitStatus.readHelp)
                 """)
 
         @Flag(help: "Print one JSON object instead of text.")

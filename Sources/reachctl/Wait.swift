@@ -17,10 +17,11 @@ extension Reachctl {
                 Only reachd's signals drive the wait: reachctl never polls. While reachd is not on \
                 the bus it keeps waiting for it; if it is still not there at the timeout, exit 3.
 
-                \(ExitStatus.help)
+                \(ExitStatus.waitHelp)
                 """)
 
-        @Option(help: "link, routable (default), dns, online (also: internet, full).")
+        @Option(help: "link, routable, dns or online (also spelled internet, full).",
+                completion: .list(WaitCondition.Level.names))
         var level: String = "routable"
 
         @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Also require an IPv4 path.")
@@ -29,14 +30,17 @@ extension Reachctl {
         @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Also require an IPv6 path.")
         var ipv6 = false
 
-        @Option(help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
-        var timeout: String = "30"
+        // Unconditional: `-1` is a value here (out of range, and said so), not an option.
+        @Option(parsing: .unconditional,
+                help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
+        var timeout = Seconds(30)
 
         @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level; NAME:PORT (or [IPV6]:PORT) also waits until a TCP connection to that port succeeds (repeatable).")
         var host: [String] = []
 
         @Option(name: [.customShort("i"), .customLong("interface")],
-                help: "Wait for this interface instead of the global level: IF or IF:link|routable|online (repeatable; an absent interface is waited for).")
+                help: "Wait for this interface instead of the global level: IF or IF:link|routable|online (repeatable; an absent interface is waited for).",
+                completion: .shellCommand("ls /sys/class/net"))
         var interface: [String] = []
 
         @Option(help: "Links whose names match this glob never count (repeatable).")
@@ -49,8 +53,8 @@ extension Reachctl {
               help: "Exit 1 at once when the condition is not met and nothing is being connected.")
         var exitEarly = false
 
-        @Option(help: "The condition must hold this many seconds before reachctl exits 0 (default 0).")
-        var stable: Double = 0
+        @Option(parsing: .unconditional, help: "The condition must hold this many seconds before reachctl exits 0.")
+        var stable = Seconds(0)
 
         @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing.")
         var quiet = false
@@ -62,11 +66,12 @@ extension Reachctl {
             guard WaitCondition.Level(level) != nil else {
                 throw ValidationError("unknown --level '\(level)' (link, routable, dns, online)")
             }
-            guard let seconds = Self.seconds(timeout), seconds >= 0 else {
-                throw ValidationError("--timeout must be 0 or more seconds, or inf")
+            guard timeout.value >= 0 else {
+                throw ValidationError("--timeout must be 0 or more seconds (or inf); got \(timeout.text)")
             }
-            _ = seconds
-            guard stable >= 0, stable.isFinite else { throw ValidationError("--stable must be 0 or more seconds") }
+            guard stable.value >= 0, stable.value.isFinite else {
+                throw ValidationError("--stable must be 0 or more seconds (not inf); got \(stable.text)")
+            }
             if (ipv4 || ipv6) && WaitCondition.Level(level) == .link {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
             }
@@ -95,20 +100,14 @@ extension Reachctl {
             }
         }
 
-        static func seconds(_ text: String) -> Double? {
-            if ["inf", "infinity"].contains(text.lowercased()) { return .infinity }
-            guard let value = Double(text), value.isFinite else { return nil }
-            return value
-        }
-
         func run() async throws {
             let condition = WaitCondition(
                 level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6,
                 interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },
                 ignore: ignore, any: any)
             let hosts = host.compactMap(TCPHandshake.split).map { Waiter.Host(name: $0.host, port: $0.port) }
-            let waiter = Waiter(condition: condition, hosts: hosts, timeout: Self.seconds(timeout)!,
-                                stable: .seconds(stable), exitEarly: exitEarly, quiet: quiet)
+            let waiter = Waiter(condition: condition, hosts: hosts, timeout: timeout.value,
+                                stable: stable.duration, exitEarly: exitEarly, quiet: quiet)
             let outcome = await waiter.wait()
             if json { Output.line(Output.json(outcome.report)) }
             switch outcome.ending {
@@ -116,7 +115,7 @@ extension Reachctl {
                 return
             case .notSatisfied(let text):
                 if !quiet { Output.error(text) }
-                throw ExitCode(ExitStatus.timedOut.rawValue)
+                throw ExitCode(ExitStatus.notReachable.rawValue)
             case .failed(let error):
                 throw ExitStatus.failure(error)
             case .cannotEvaluate(let text):

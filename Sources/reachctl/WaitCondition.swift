@@ -6,6 +6,9 @@ struct WaitCondition: Equatable {
     enum Level: Equatable {
         case link, routable, dns, online
 
+        /// The names `--level` takes, as completions offer them (the aliases left out).
+        static let names = ["link", "routable", "dns", "online"]
+
         init?(_ text: String) {
             switch text.lowercased() {
             case "link": self = .link
@@ -37,8 +40,7 @@ struct WaitCondition: Equatable {
     var any = false
 
     /// Whether `update` satisfies the condition. Unknown never does.
-    func isSatisfied(by update: ReachabilityUpdate, forHost: Bool) -> Bool {
-        if forHost { return update.isReachable }
+    func isSatisfied(by update: ReachabilityUpdate) -> Bool {
         var path = NetworkPath(update)
         guard path.level != .unknown else { return false }
         path.availableInterfaces.removeAll { matchesAny($0.name, ignore) }
@@ -62,17 +64,18 @@ struct WaitCondition: Equatable {
         return update.path.connectivityChecked
     }
 
-    /// Why the condition does not hold, for the line printed on failure.
-    func reason(_ update: ReachabilityUpdate, forHost: Bool) -> String {
+    /// Why the network's condition does not hold, for the line printed on failure. (A host's
+    /// cause is `HostCause`'s.)
+    func reason(_ update: ReachabilityUpdate) -> String {
         let path = NetworkPath(update)
-        if !forHost, !interfaces.isEmpty {
+        if !interfaces.isEmpty {
             return interfaces.filter { !$0.isSatisfied(by: path) }.map { $0.reason(path) }.joined(separator: "; ")
         }
-        var text = "\(forHost ? "host" : "level \(level.networkLevel.rawValue)") not reached"
+        var text = "level \(level.networkLevel.rawValue) not reached"
         let interface = update.interface.isEmpty ? "" : " on \(update.interface)"
         if path.unsatisfiedReason != .none {
             text += " (\(path.unsatisfiedReason.rawValue)\(interface))"
-        } else if !forHost {
+        } else {
             text += " (level is \(path.level.rawValue))"
         }
         return text

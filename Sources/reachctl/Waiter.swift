@@ -49,7 +49,8 @@ struct Waiter {
 
     private enum Event: Sendable {
         case update(Int, ReachabilityUpdate)
-        case handshook(Int, Bool)
+        case handshook(Int, TCPHandshake.Outcome)
+        case looked(Int, NameLookup.Answer)
         case retryHandshake(Int)
         case heldLongEnough(Int)
         case deadline
@@ -61,8 +62,14 @@ struct Waiter {
         let host: Host?
         var last = ReachabilityUpdate.unknown
         var handshakeOK: Bool
+        /// Why the last handshake failed.
+        var handshakeFailure: String?
         var shaking = false
         var retryDelay = Duration.seconds(1)
+        /// reachctl's own lookup of the name while reachd calls the host not reachable: whether
+        /// it resolves (so the cause is the route) or not.
+        var lookup: NameLookup.Answer?
+        var looking = false
 
         init(manager: NetworkReachabilityManager, host: Host?) {
             self.manager = manager
@@ -72,6 +79,17 @@ struct Waiter {
 
         var isMet: Bool { last.isReachable && handshakeOK }
         var handshakePending: Bool { host?.port != nil && last.isReachable && !handshakeOK }
+
+        /// Why this host is not met, for the line printed on failure.
+        var reason: String {
+            guard let host else { return "" }
+            if last.isReachable {
+                let address = host.name.contains(":") ? "[\(host.name)]" : host.name
+                return "no TCP connection to \(address):\(host.port ?? 0)" + (handshakeFailure.map { ": \($0)" } ?? " (still trying)")
+            }
+            let cause = HostCause(update: last, isAddressLiteral: NameLookup.isAddressLiteral(host.name), lookup: lookup)
+            return "host \(host.name) not reached: \(cause.text)"
+        }
     }
 
     /// The default route is followed for a level or `-i` conditions; hosts each for themselves.
@@ -93,7 +111,7 @@ struct Waiter {
                 elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)))
         }
         func isSatisfied() -> Bool {
-            if hosts.isEmpty { return condition.isSatisfied(by: watches[0].last, forHost: false) }
+            if hosts.isEmpty { return condition.isSatisfied(by: watches[0].last) }
             var results = watches.filter { $0.host != nil }.map(\.isMet)
             if followsDefaultRoute, !condition.interfaces.isEmpty {
                 var path = NetworkPath(watches[0].last)
@@ -104,12 +122,9 @@ struct Waiter {
         }
         func reason() -> String {
             var parts: [String] = []
-            if followsDefaultRoute { parts.append(condition.reason(watches[0].last, forHost: false)) }
+            if followsDefaultRoute { parts.append(condition.reason(watches[0].last)) }
             for watch in watches where watch.host != nil && !watch.isMet {
-                let host = watch.host!
-                parts.append(watch.last.isReachable
-                    ? "no TCP connection to \(host.name):\(host.port ?? 0)"
-                    : "host \(host.name) \(condition.reason(watch.last, forHost: true))")
+                parts.append(watch.reason)
             }
             return parts.joined(separator: "; ")
         }
@@ -124,8 +139,14 @@ struct Waiter {
                 } catch {
                     return outcome(.failed(error))
                 }
-                if let host = watches[index].host, let port = host.port, watches[index].last.isReachable {
-                    watches[index].handshakeOK = Self.shake(host.name, port, within: .seconds(5))
+                guard let host = watches[index].host else { continue }
+                if let port = host.port, watches[index].last.isReachable {
+                    let outcome = await Self.shake(host.name, port, within: .seconds(5))
+                    watches[index].handshakeOK = outcome == .connected
+                    if case .failed(let why) = outcome { watches[index].handshakeFailure = why }
+                }
+                if HostCause.needsLookup(watches[index].last, name: host.name) {
+                    watches[index].lookup = await runBlocking(within: .seconds(5)) { NameLookup.lookUp(host.name) }
                 }
             }
             if followsDefaultRoute, !condition.canBeSatisfied(by: watches[0].last) {
@@ -151,7 +172,17 @@ struct Waiter {
             guard let host = watches[index].host, let port = host.port, !watches[index].shaking else { return }
             watches[index].shaking = true
             let within = min(deadlineLeft(), .seconds(5))
-            tasks.append(Task { sink.yield(.handshook(index, Self.shake(host.name, port, within: within))) })
+            tasks.append(Task { sink.yield(.handshook(index, await Self.shake(host.name, port, within: within))) })
+        }
+        func startLookup(_ index: Int) {
+            // Not while reachd's own first answer is pending (Unknown): in the usual case it is
+            // reachable, and a second lookup of the name would be wasted.
+            guard let name = watches[index].host?.name, !watches[index].looking, watches[index].lookup == nil,
+                  watches[index].last.status != .unknown, HostCause.needsLookup(watches[index].last, name: name) else { return }
+            watches[index].looking = true
+            tasks.append(Task {
+                sink.yield(.looked(index, await runBlocking { NameLookup.lookUp(name) }))
+            })
         }
 
         var satisfiedStreak = 0  // counts streaks, so a stale timer of an earlier one is ignored
@@ -167,12 +198,23 @@ struct Waiter {
                 if index == 0, followsDefaultRoute, !condition.canBeSatisfied(by: update) {
                     return outcome(.cannotEvaluate(cannotEvaluateText))
                 }
-                if !update.isReachable { watches[index].handshakeOK = watches[index].host?.port == nil }
+                if !update.isReachable {
+                    watches[index].handshakeOK = watches[index].host?.port == nil
+                    watches[index].handshakeFailure = nil
+                } else {
+                    watches[index].lookup = nil  // a later unreachable spell is looked up afresh
+                }
                 if watches[index].handshakePending { startHandshake(index) }
-            case .handshook(let index, let ok):
+                startLookup(index)
+            case .looked(let index, let answer):
+                watches[index].looking = false
+                watches[index].lookup = answer
+                continue
+            case .handshook(let index, let outcome):
                 watches[index].shaking = false
-                watches[index].handshakeOK = ok
-                if !ok {
+                watches[index].handshakeOK = outcome == .connected
+                if case .failed(let why) = outcome { watches[index].handshakeFailure = why }
+                if outcome != .connected {
                     let delay = watches[index].retryDelay
                     watches[index].retryDelay = min(delay * 2, .seconds(30))
                     tasks.append(Task {
@@ -231,10 +273,10 @@ struct Waiter {
         "--level online needs NetworkManager's connectivity check, and none runs here; use --level dns, or --host NAME"
     }
 
-    /// One handshake, bounded by `within`.
-    private static func shake(_ host: String, _ port: UInt16, within: Duration) -> Bool {
-        let milliseconds = Int32(within.components.seconds * 1000 + within.components.attoseconds / 1_000_000_000_000_000)
-        return TCPHandshake.succeeds(host: host, port: port, timeout: max(milliseconds, 1))
+    /// One handshake, each address's connect bounded by `within`, off Swift concurrency's threads.
+    private static func shake(_ host: String, _ port: UInt16, within: Duration) async -> TCPHandshake.Outcome {
+        let milliseconds = max(Int32(within.components.seconds * 1000 + within.components.attoseconds / 1_000_000_000_000_000), 1)
+        return await runBlocking { TCPHandshake.attempt(host: host, port: port, timeout: milliseconds) }
     }
 
     /// On a terminal, one line per change of the condition on standard error.

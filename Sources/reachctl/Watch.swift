@@ -6,18 +6,21 @@ extension Reachctl {
         static let configuration = CommandConfiguration(
             abstract: "Print the default route's reachability now and one line per change, until interrupted.",
             discussion: """
-                Each line is written as soon as the change arrives. While reachd is not on the bus \
-                the status is Unknown; reachctl picks the service up again when it returns.
+                Each line is written as soon as the change arrives. While reachd cannot be reached \
+                the status is Unknown, and standard error says why (no session bus, or reachd not \
+                installed for D-Bus activation, and how to fix it), once per reason; reachctl keeps \
+                waiting, picks reachd up as soon as it is there, and says so. watch runs until it \
+                is interrupted: it never exits because reachd is away.
 
-                \(ExitStatus.help)
+                \(ExitStatus.watchHelp)
                 """)
 
         @Flag(help: "Print one JSON object per line instead of text.")
         var json = false
 
         func run() async throws {
-            for await update in NetworkReachabilityManager().updates {
-                Output.line(json ? Output.json(Report(update)) : Output.line(update, host: nil))
+            try await Follower.follow(NetworkReachabilityManager()) { update in
+                json ? Output.json(Report(update)) : Output.line(update, host: nil)
             }
         }
     }

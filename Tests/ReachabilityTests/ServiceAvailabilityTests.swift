@@ -114,6 +114,53 @@ struct ServiceAvailabilityTests {
         }
     }
 
+    @Test("reachctl watch says on stderr why it waits — no session bus, then reachd not installed — once each, and keeps waiting until reachd is there")
+    func reachctlWatchSaysWhatItWaitsFor() async throws {
+        try await withWorld(.absent) { world in
+            // No DBUS_SESSION_BUS_ADDRESS, and an XDG_RUNTIME_DIR without a bus socket (yet).
+            let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-watch-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let watch = try ChildProcess(Executables.reachctl, ["watch"],
+                                         environment: ["XDG_RUNTIME_DIR": runtime, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"],
+                                         unsetting: ["DBUS_SESSION_BUS_ADDRESS"])
+            defer {
+                watch.stop(SIGKILL)
+                watch.removeOutput()
+            }
+            func said(_ text: String) -> Int { watch.standardError.components(separatedBy: text).count - 1 }
+
+            let noBus = "no session bus: DBUS_SESSION_BUS_ADDRESS is not set, and there is no \(runtime)/bus ($XDG_RUNTIME_DIR/bus)"
+            try await eventually(timeout: .seconds(15), "watch says there is no session bus:\n\(watch.standardError)") { said(noBus) == 1 }
+            #expect(watch.standardError.contains("dbus-run-session"), "what would give it one: \(watch.standardError)")
+            #expect(watch.standardOutput.hasPrefix("Unknown"), "\(watch.standardOutput)")
+            // The library tries again at 250 ms, 500 ms, 1 s: the reason is said once, not on each try.
+            try await Task.sleep(for: .seconds(2))
+            #expect(said(noBus) == 1, "\(watch.standardError)")
+            #expect(watch.poll() == nil, "watch keeps waiting: \(watch.standardError)")
+
+            // A session bus appears where the library looks; reachd has no activation file on it.
+            #expect(symlink(world.session.directory.appendingPathComponent("bus").path, runtime + "/bus") == 0)
+            try await eventually(timeout: .seconds(20), "watch says reachd is not installed:\n\(watch.standardError)") {
+                said("(org.freedesktop.DBus.Error.ServiceUnknown); waiting for reachd") == 1
+            }
+            for fix in ["reachd is not running, and this session bus cannot start it: it is not installed for D-Bus activation",
+                        "Scripts/install", "sudo apt install ./reachd_*.deb", "'reachd &'"] {
+                #expect(watch.standardError.contains(fix), "\(fix): \(watch.standardError)")
+            }
+            try await Task.sleep(for: .seconds(2))
+            #expect(said("ServiceUnknown") == 1, "said once, though activation is retried: \(watch.standardError)")
+            #expect(watch.poll() == nil, "watch keeps waiting: \(watch.standardError)")
+
+            try await world.startService()
+            try await eventually(timeout: .seconds(15), "watch follows reachd once it is there:\n\(watch.standardOutput)\(watch.standardError)") {
+                watch.standardOutput.contains("Reachable via WiFi") && said("connected to reachd") == 1
+            }
+            #expect(watch.standardError.split(separator: "\n").count == 3, "one line per reason and one on arrival: \(watch.standardError)")
+            #expect(watch.poll() == nil)
+        }
+    }
+
     @Test("the session bus going away: Unknown, with the reason")
     func sessionBusLost() async throws {
         try await withWorld { world in

@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// reachctl's help, usage errors and shell completions, as a new user meets them: each help
+/// states each default once and one EXIT STATUS true for its command, a mistyped command or an
+/// out-of-range value is a usage error that says what is allowed, and the shells complete
+/// `--level`'s values.
+@Suite("reachctl help, usage errors and completions", .timeLimit(.minutes(2)))
+struct ReachctlHelpTests {
+    static let subcommands = ["status", "watch", "host", "wait", "path"]
+
+    static func help(_ arguments: [String]) async throws -> String {
+        try await runToolChecked(Executables.reachctl, arguments + ["--help"]).standardOutput
+    }
+
+    /// The entries of the ARGUMENTS and OPTIONS sections: each starts with a line indented by two
+    /// spaces, and continues with the more deeply indented lines under it.
+    static func entries(_ help: String) -> [String] {
+        var entries: [String] = []
+        var inside = false
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "OPTIONS:" || line == "ARGUMENTS:" { inside = true; continue }
+            if line.isEmpty || !line.hasPrefix(" ") { inside = false; continue }
+            guard inside else { continue }
+            if line.hasPrefix("  ") && !line.hasPrefix("   ") {
+                entries.append(String(line))
+            } else if !entries.isEmpty {
+                entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return entries
+    }
+
+    @Test("no option's help states its default twice", arguments: [[]] + subcommands.map { [$0] })
+    func eachDefaultIsStatedOnce(_ command: [String]) async throws {
+        let help = try await Self.help(command)
+        let entries = Self.entries(help)
+        #expect(!entries.isEmpty, "\(help)")
+        for entry in entries {
+            let mentions = entry.lowercased().components(separatedBy: "default").count - 1
+            #expect(mentions <= 1, "reachctl \(command.joined()) --help: \(entry)")
+        }
+        if command == ["wait"] {
+            // The defaults are still there, once each, as ArgumentParser writes them.
+            for (option, shown) in [("--level", "(default: routable)"), ("--timeout", "(default: 30)"), ("--stable", "(default: 0)")] {
+                let entry = entries.first { $0.hasPrefix("  \(option) ") }
+                #expect(entry?.contains(shown) == true, "\(option): \(entry ?? "missing")")
+            }
+        }
+    }
+
+    @Test("each command's help has one EXIT STATUS, true for that command; reachctl --help has them all")
+    func eachHelpHasItsOwnExitStatus() async throws {
+        func table(_ help: String) -> [String] {
+            guard let start = help.range(of: "EXIT STATUS\n") else { return [] }
+            return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+                .prefix { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        func codes(_ help: String) -> [String] {
+            table(help).compactMap { $0.split(separator: " ").first.map(String.init) }
+        }
+        let expected = [
+            "status": ["0", "3", "4", "64"], "path": ["0", "3", "4", "64"],
+            "watch": ["4", "64"], "host": ["0", "1", "3", "4", "64"], "wait": ["0", "1", "3", "4", "5", "64"],
+        ]
+        for command in Self.subcommands {
+            let help = try await Self.help([command])
+            #expect(help.components(separatedBy: "EXIT STATUS").count == 2, "one table in \(command)'s help:\n\(help)")
+            #expect(codes(help) == expected[command], "\(command): \(table(help))")
+        }
+        #expect(table(try await Self.help(["host"])).contains("1   not reachable"))
+        let overall = try await Self.help([])
+        #expect(codes(overall) == ["0", "1", "3", "4", "5", "64"], "\(table(overall))")
+        #expect(table(overall).contains { $0.hasPrefix("1   host: not reachable") }, "\(table(overall))")
+    }
+
+    @Test("help NOSUCH is a usage error that names the commands; help wait is not")
+    func helpForAnUnknownCommandExits64() async throws {
+        let unknown = try await runTool(Executables.reachctl, ["help", "stauts"])
+        #expect(unknown.status == 64, "\(unknown.transcript)")
+        #expect(unknown.standardError.contains("unknown command 'stauts'"), "\(unknown.transcript)")
+        #expect(unknown.standardError.contains("status, watch, host, wait, path"), "\(unknown.transcript)")
+        let known = try await runTool(Executables.reachctl, ["help", "wait"])
+        #expect(known.status == 0 && known.standardOutput.contains("USAGE: reachctl wait"), "\(known.transcript)")
+        #expect(try await runTool(Executables.reachctl, ["help"]).status == 0)
+    }
+
+    @Test("a negative --timeout or --stable is out of range, and the error says which range (not 'Missing value')",
+          arguments: [("--timeout", "--timeout must be 0 or more seconds (or inf); got -1"),
+                      ("--stable", "--stable must be 0 or more seconds (not inf); got -1")])
+    func negativeSecondsAreOutOfRange(option: String, message: String) async throws {
+        let result = try await runTool(Executables.reachctl, ["wait", option, "-1"])
+        #expect(result.status == 64, "\(result.transcript)")
+        #expect(result.standardError.contains(message), "\(result.transcript)")
+        #expect(!result.standardError.contains("Missing value"), "\(result.transcript)")
+    }
+
+    /// What bash offers after `reachctl WORDS…` with the cursor at the end of the last word,
+    /// from the completion script reachctl generates, run by bash itself.
+    static func bashCompletions(_ words: [String]) async throws -> [String] {
+        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "bash"]).standardOutput
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8)).bash")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let line = (["reachctl"] + words).joined(separator: " ")
+        let result = try await runToolChecked("/usr/bin/bash", ["-c", """
+            source "$1"
+            COMP_WORDS=(reachctl "${@:3}")
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMP_LINE="$2"; COMP_POINT=${#COMP_LINE}
+            COMPREPLY=()
+            _reachctl reachctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """, "bash", file.path, line] + words)
+        return result.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    @Test("bash completes --level's values, and -i's from the machine's interfaces")
+    func bashCompletesLevels() async throws {
+        #expect(try await Self.bashCompletions(["wait", "--level", ""]) == ["link", "routable", "dns", "online"])
+        #expect(try await Self.bashCompletions(["wait", "--level", "r"]) == ["routable"])
+        #expect(try await Self.bashCompletions(["wait", "-i", "l"]).contains("lo"))
+    }
+
+    /// zsh and fish are not among the packages the tests install, so their scripts are read,
+    /// not run: the values must be in the entry for --level.
+    @Test("zsh and fish completion scripts offer --level's values")
+    func zshAndFishCompleteLevels() async throws {
+        let zsh = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "zsh"]).standardOutput
+        #expect(zsh.contains("___level=('link' 'routable' 'dns' 'online')"), "\(zsh)")
+        #expect(zsh.contains("'--level[") && zsh.contains(":level:{__reachctl_complete \"${___level[@]}\"}"), "\(zsh)")
+        let fish = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "fish"]).standardOutput
+        let level = fish.split(separator: "\n").first { $0.contains("-l 'level'") }
+        #expect(level?.contains("-rfka 'link routable dns online'") == true, "\(level ?? "no --level line")")
+        for script in [zsh, fish] { #expect(script.contains("ls /sys/class/net"), "-i completes interface names") }
+    }
+}
