@@ -1,0 +1,114 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `Scripts/install` and `Scripts/install --uninstall`, as someone who installed reachd from a
+/// checkout and wants it gone again: the install writes a manifest of every file it put in
+/// place, and the uninstall removes exactly those, then the directories the install made if
+/// nothing else is in them. Files of the user's stay, and a manifest can name nothing outside
+/// the prefix. Into scratch DESTDIRs; the release build is PackageTests'.
+@Suite("Scripts/install --uninstall", .timeLimit(.minutes(25)))
+struct InstallTests {
+    static let prefix = "/usr/local"
+    static let manifestPath = "\(prefix)/share/reachd/install-manifest"
+
+    @Test("the manifest lists every file Scripts/install put in place, itself included; --uninstall removes those and the emptied directories, and leaves the user's files")
+    func uninstallRemovesExactlyWhatWasInstalled() async throws {
+        let destination = try ScratchInstall.makeDestination("install")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        // /usr/local/bin is there before the install, with a program of the user's in it.
+        let usersProgram = "\(Self.prefix)/bin/my-tool"
+        try FileManager.default.createDirectory(atPath: "\(destination)\(Self.prefix)/bin", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: destination + usersProgram, contents: Data("#!/bin/sh\n".utf8)))
+        let before = ScratchInstall.tree(under: destination)
+
+        let install = try await ScratchInstall.run(prefix: Self.prefix, destination: destination)
+        try #require(install.succeeded, "\(install.transcript)")
+        let installed = ScratchInstall.tree(under: destination)
+        let manifest = try ScratchInstall.manifest(at: destination + Self.manifestPath)
+        #expect(manifest.files == installed.files.subtracting(before.files),
+                "listed but not installed: \(manifest.files.subtracting(installed.files)); installed but not listed: \(installed.files.subtracting(before.files).subtracting(manifest.files))")
+        #expect(manifest.files.isSuperset(of: [Self.manifestPath, "\(Self.prefix)/bin/reachd", "\(Self.prefix)/bin/reachctl",
+                                               "\(Self.prefix)/share/man/man1/reachctl.1.gz", "\(Self.prefix)/share/man/man8/reachd.8.gz",
+                                               "\(Self.prefix)/share/dbus-1/services/io.reachd.Reachability1.service",
+                                               "\(Self.prefix)/lib/systemd/user/reachd.service"]), "\(manifest.files.sorted())")
+        // The directories it made, and none that were there before (/usr/local, /usr/local/bin).
+        #expect(manifest.directories == installed.directories.subtracting(before.directories).filter { $0.hasPrefix(Self.prefix) },
+                "\(manifest.directories.sorted())")
+        #expect(!manifest.directories.contains("\(Self.prefix)/bin") && manifest.directories.contains("\(Self.prefix)/share/reachd"))
+        // Paths as installed, not as staged: the manifest is true of the tree wherever it is copied.
+        let text = try String(contentsOfFile: destination + Self.manifestPath, encoding: .utf8)
+        #expect(!text.contains(destination), "\(text)")
+
+        // Installing again over it keeps the directories the first install made on the list.
+        let again = try await ScratchInstall.run(prefix: Self.prefix, destination: destination)
+        try #require(again.succeeded, "\(again.transcript)")
+        let second = try ScratchInstall.manifest(at: destination + Self.manifestPath)
+        #expect(second.files == manifest.files && second.directories == manifest.directories,
+                "files \(second.files.symmetricDifference(manifest.files)), directories \(second.directories.symmetricDifference(manifest.directories))")
+
+        // A page of the user's, in a directory the install made.
+        let usersPage = "\(Self.prefix)/share/man/man1/my-tool.1"
+        #expect(FileManager.default.createFile(atPath: destination + usersPage, contents: Data(".TH MY-TOOL 1\n".utf8)))
+
+        let uninstall = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--uninstall"])
+        #expect(uninstall.succeeded, "\(uninstall.transcript)")
+        let left = ScratchInstall.tree(under: destination)
+        #expect(left.files == [usersProgram, usersPage], "left behind: \(left.files.subtracting([usersProgram, usersPage]).sorted())")
+        // Emptied directories are gone; those holding the user's page stay, and it says so.
+        #expect(left.directories == before.directories.union(["\(Self.prefix)/share", "\(Self.prefix)/share/man", "\(Self.prefix)/share/man/man1"]),
+                "\(left.directories.sorted())")
+        #expect(uninstall.standardError.contains("kept \(destination)\(Self.prefix)/share/man/man1"), "\(uninstall.transcript)")
+
+        // Nothing is left to uninstall: it says so and fails, rather than guessing.
+        let nothing = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--uninstall"])
+        #expect(nothing.status == 1 && nothing.standardError.contains("no \(destination)\(Self.manifestPath)"), "\(nothing.transcript)")
+        #expect(ScratchInstall.tree(under: destination).files == [usersProgram, usersPage])
+    }
+
+    @Test("--uninstall without a manifest removes nothing, says why and exits 1")
+    func uninstallWithoutManifest() async throws {
+        let destination = try ScratchInstall.makeDestination("no-manifest")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        // An install from before the manifest: the files are there, the list is not.
+        let binary = "\(destination)\(Self.prefix)/bin/reachd"
+        try FileManager.default.createDirectory(atPath: "\(destination)\(Self.prefix)/bin", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: binary, contents: Data("old".utf8)))
+        let result = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--uninstall"])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardError.contains("install-manifest") && result.standardError.contains("apt purge reachd"), "\(result.transcript)")
+        #expect(FileManager.default.fileExists(atPath: binary))
+    }
+
+    @Test("a manifest naming a file outside the prefix, or climbing out of it, removes nothing")
+    func uninstallStaysInsideThePrefix() async throws {
+        let destination = try ScratchInstall.makeDestination("foreign-manifest")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        for foreign in ["/etc/reachd-test-file", "\(Self.prefix)/../etc/reachd-test-file"] {
+            let inside = "\(Self.prefix)/bin/reachd", outside = "/etc/reachd-test-file"
+            for file in [inside, outside] {
+                try FileManager.default.createDirectory(atPath: destination + (file as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                #expect(FileManager.default.createFile(atPath: destination + file, contents: Data("x".utf8)))
+            }
+            try FileManager.default.createDirectory(atPath: "\(destination)\(Self.prefix)/share/reachd", withIntermediateDirectories: true)
+            try "\(inside)\n\(foreign)\n\(Self.manifestPath)\n".write(toFile: destination + Self.manifestPath, atomically: false, encoding: .utf8)
+
+            let result = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--uninstall"])
+            #expect(result.status == 1 && result.standardError.contains(foreign), "\(foreign): \(result.transcript)")
+            for file in [inside, outside, Self.manifestPath] {
+                #expect(FileManager.default.fileExists(atPath: destination + file), "\(foreign): \(file) was removed")
+            }
+        }
+    }
+
+    @Test("Scripts/install refuses what it does not know, and a relative PREFIX, before building anything",
+          arguments: [(["--frobnicate"], "/usr/local"), ([], "usr/local")])
+    func installRefusesBadCommandLines(arguments: [String], prefix: String) async throws {
+        let destination = try ScratchInstall.makeDestination("usage")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let result = try await ScratchInstall.run(prefix: prefix, destination: destination, arguments)
+        #expect(result.status == 64 && result.standardError.contains(arguments.isEmpty ? "PREFIX" : "usage"), "\(result.transcript)")
+        #expect(ScratchInstall.tree(under: destination).files.isEmpty)
+    }
+}
