@@ -1,0 +1,540 @@
+/* ReachdNetworkMonitor: GNetworkMonitor's three properties and network-changed from reachd's
+ * main object on the session bus (contract 3, section 1.2).
+ *
+ * The change path is two functions, as in GLib's own monitors: properties_changed() keeps the
+ * few reachd properties the mapping needs, sync_properties() maps them, notifies each GLib
+ * property that changed and then emits network-changed once if any of them, or the path
+ * (Interface, the first of Gateways), changed.
+ *
+ * Runs inside other people's processes: no thread of its own (GDBus's worker is GLib's), no
+ * timer while reachd is on the bus, and nothing that blocks the caller's main context except
+ * the one GetAll that GInitable's synchronous init requires. */
+#include "reachd-network-monitor.h"
+
+#include <string.h>
+
+/* Activation of reachd takes about 10 ms; the contract bounds init at 2 s. */
+#define INIT_TIMEOUT_MS 2000
+/* Reading a returning reachd again, activation included. */
+#define REREAD_TIMEOUT_MS 5000
+/* Re-activation after reachd left: at once, then 250 ms doubling to 30 s, as the Swift client. */
+#define RETRY_FIRST_MS 250
+#define RETRY_MAX_MS 30000
+
+/* reachd's Level, in its order: each implies the ones before. */
+typedef enum
+{
+  LEVEL_UNKNOWN,
+  LEVEL_NONE,
+  LEVEL_LINK,
+  LEVEL_ROUTABLE,
+  LEVEL_DNS,
+  LEVEL_ONLINE,
+} Level;
+
+/* reachd's Connectivity (NetworkManager's check, or reachd's own view of it). */
+typedef enum
+{
+  CHECK_UNKNOWN,
+  CHECK_NONE,
+  CHECK_PORTAL,
+  CHECK_LIMITED,
+  CHECK_FULL,
+} Check;
+
+enum
+{
+  PROP_0,
+  PROP_NETWORK_AVAILABLE,
+  PROP_NETWORK_METERED,
+  PROP_CONNECTIVITY,
+  N_PROPERTIES
+};
+
+static GParamSpec *properties[N_PROPERTIES];
+
+struct _ReachdNetworkMonitor
+{
+  GObject parent_instance;
+
+  GDBusConnection *connection;
+  /* Thread-default when the monitor was made: signals, replies and the retry timer run here. */
+  GMainContext *context;
+  guint properties_subscription;
+  guint owner_subscription;
+
+  /* What reachd said last (its names, read from GetAll and PropertiesChanged). */
+  Level level;
+  Check check;
+  gboolean reachd_metered;
+  char *interface;
+  char *gateway;
+
+  /* What this monitor published last. */
+  gboolean available;
+  gboolean metered;
+  GNetworkConnectivity connectivity;
+  char *published_interface;
+  char *published_gateway;
+
+  /* reachd away or replaced: a GetAll in flight, or the timer before the next one. */
+  GCancellable *reread;
+  GSource *retry;
+  guint retry_ms;
+
+  /* can_reach_async's calls waiting for a place on the bus. */
+  ReachdCheckHostQueue *checks;
+};
+
+static void reachd_network_monitor_iface_init (GNetworkMonitorInterface *iface);
+static void reachd_network_monitor_initable_iface_init (GInitableIface *iface);
+
+/* GInitable first: it is GNetworkMonitor's prerequisite. */
+G_DEFINE_TYPE_WITH_CODE (ReachdNetworkMonitor, reachd_network_monitor, G_TYPE_OBJECT,
+                         G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
+                                                reachd_network_monitor_initable_iface_init)
+                         G_IMPLEMENT_INTERFACE (G_TYPE_NETWORK_MONITOR,
+                                                reachd_network_monitor_iface_init))
+
+static void reread (ReachdNetworkMonitor *self);
+
+static Level
+level_from_string (const char *level)
+{
+  static const char *const names[] = { "unknown", "none", "link", "routable", "dns", "online" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (level, names[i]) == 0)
+      return (Level) i;
+  return LEVEL_UNKNOWN; /* a level this version does not know claims nothing */
+}
+
+static Check
+check_from_string (const char *check)
+{
+  static const char *const names[] = { "unknown", "none", "portal", "limited", "full" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (check, names[i]) == 0)
+      return (Check) i;
+  return CHECK_UNKNOWN;
+}
+
+/* A path leaves this machine: the network is at least routable, or a captive portal holds the
+ * path reachd found (Interface is kept then). */
+static gboolean
+has_path (ReachdNetworkMonitor *self)
+{
+  return self->level >= LEVEL_ROUTABLE || self->interface[0] != '\0';
+}
+
+/* Keeps the properties the mapping and the path need from an a{sv} of reachd's main object;
+ * returns whether Level was among them. */
+static gboolean
+read_properties (ReachdNetworkMonitor *self, GVariant *dictionary)
+{
+  GVariantIter iter;
+  const char *name;
+  GVariant *value;
+  gboolean has_level = FALSE;
+
+  g_variant_iter_init (&iter, dictionary);
+  while (g_variant_iter_loop (&iter, "{&sv}", &name, &value))
+    {
+      if (strcmp (name, "Level") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        {
+          self->level = level_from_string (g_variant_get_string (value, NULL));
+          has_level = TRUE;
+        }
+      else if (strcmp (name, "Connectivity") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        self->check = check_from_string (g_variant_get_string (value, NULL));
+      else if (strcmp (name, "Metered") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
+        self->reachd_metered = g_variant_get_boolean (value);
+      else if (strcmp (name, "Interface") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        {
+          g_free (self->interface);
+          self->interface = g_variant_dup_string (value, NULL);
+        }
+      else if (strcmp (name, "Gateways") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+        {
+          g_free (self->gateway);
+          if (g_variant_n_children (value) > 0)
+            g_variant_get_child (value, 0, "s", &self->gateway);
+          else
+            self->gateway = g_strdup ("");
+        }
+    }
+  return has_level;
+}
+
+/* The mapping table of contract 3 section 1.2, first row that fits:
+ *   Level link, none or unknown          -> not available, LOCAL, not metered
+ *     (except a captive portal on the path reachd found: available, PORTAL)
+ *   Connectivity portal                  -> available, PORTAL
+ *   Connectivity limited, or none        -> available, LIMITED
+ *   Level online; routable or dns        -> available, FULL
+ * reachd's Level already says whether a check found the Internet (online); routable or dns
+ * with nothing against it is FULL, as GLib says when nothing checks. */
+static void
+map (ReachdNetworkMonitor *self, gboolean *available, gboolean *metered, GNetworkConnectivity *connectivity)
+{
+  if (self->check == CHECK_PORTAL && has_path (self))
+    *connectivity = G_NETWORK_CONNECTIVITY_PORTAL;
+  else if (self->level < LEVEL_ROUTABLE)
+    *connectivity = G_NETWORK_CONNECTIVITY_LOCAL;
+  else if (self->check == CHECK_LIMITED || self->check == CHECK_NONE)
+    *connectivity = G_NETWORK_CONNECTIVITY_LIMITED;
+  else
+    *connectivity = G_NETWORK_CONNECTIVITY_FULL;
+  *available = *connectivity != G_NETWORK_CONNECTIVITY_LOCAL;
+  *metered = *available && self->reachd_metered;
+}
+
+/* Maps what reachd said, notifies each property that changed, then emits network-changed once
+ * if any of them or the path changed. Without emit (init), only takes the values. */
+static void
+sync_properties (ReachdNetworkMonitor *self, gboolean emit)
+{
+  gboolean available, metered;
+  GNetworkConnectivity connectivity;
+  gboolean changed = FALSE;
+
+  map (self, &available, &metered, &connectivity);
+  if (available != self->available)
+    {
+      self->available = available;
+      changed = TRUE;
+      if (emit)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_AVAILABLE]);
+    }
+  if (metered != self->metered)
+    {
+      self->metered = metered;
+      changed = TRUE;
+      if (emit)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_METERED]);
+    }
+  if (connectivity != self->connectivity)
+    {
+      self->connectivity = connectivity;
+      changed = TRUE;
+      if (emit)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTIVITY]);
+    }
+
+  if (g_strcmp0 (self->interface, self->published_interface) != 0
+      || g_strcmp0 (self->gateway, self->published_gateway) != 0)
+    {
+      g_free (self->published_interface);
+      g_free (self->published_gateway);
+      self->published_interface = g_strdup (self->interface);
+      self->published_gateway = g_strdup (self->gateway);
+      changed = TRUE;
+    }
+
+  if (changed && emit)
+    g_signal_emit_by_name (self, "network-changed", self->available);
+}
+
+/* PropertiesChanged of reachd's main object (the subscription filters on path and arg0). */
+static void
+properties_changed (GDBusConnection *connection, const char *sender, const char *path,
+                    const char *interface, const char *signal, GVariant *parameters, gpointer user_data)
+{
+  ReachdNetworkMonitor *self = user_data;
+  g_autoptr (GVariant) changed = NULL;
+  g_autofree const char **invalidated = NULL;
+
+  (void) connection, (void) sender, (void) path, (void) interface, (void) signal;
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
+    return;
+  /* A GetAll in flight was answered after every change announced before its reply: it says
+   * more than these. */
+  if (self->reread != NULL)
+    return;
+
+  g_variant_get (parameters, "(&s@a{sv}^a&s)", NULL, &changed, &invalidated);
+  read_properties (self, changed);
+  /* reachd announces values, never invalidations; should one come, ask. */
+  if (invalidated[0] != NULL)
+    {
+      reread (self);
+      return;
+    }
+  sync_properties (self, TRUE);
+}
+
+static gboolean
+retry_fired (gpointer user_data)
+{
+  ReachdNetworkMonitor *self = user_data;
+
+  g_clear_pointer (&self->retry, g_source_unref);
+  reread (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (ReachdNetworkMonitor) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GVariant) all = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->reread);
+
+  if (reply == NULL)
+    {
+      /* Not back yet, or cannot be started: keep the last values, ask again later. */
+      self->retry = g_timeout_source_new (self->retry_ms);
+      g_source_set_callback (self->retry, retry_fired, self, NULL);
+      g_source_set_static_name (self->retry, "[reachd] re-activate reachd");
+      g_source_attach (self->retry, self->context);
+      self->retry_ms = MIN (self->retry_ms * 2, RETRY_MAX_MS);
+      return;
+    }
+
+  self->retry_ms = RETRY_FIRST_MS;
+  g_variant_get (reply, "(@a{sv})", &all);
+  read_properties (self, all);
+  sync_properties (self, TRUE);
+}
+
+/* Reads reachd again with activation allowed (reachd left, was replaced, or invalidated a
+ * property), unless a read or its retry is already on its way. */
+static void
+reread (ReachdNetworkMonitor *self)
+{
+  if (self->reread != NULL || self->retry != NULL)
+    return;
+  self->reread = g_cancellable_new ();
+  g_dbus_connection_call (self->connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
+                          "org.freedesktop.DBus.Properties", "GetAll",
+                          g_variant_new ("(s)", REACHD_INTERFACE), G_VARIANT_TYPE ("(a{sv})"),
+                          G_DBUS_CALL_FLAGS_NONE, REREAD_TIMEOUT_MS, self->reread,
+                          reread_done, g_object_ref (self));
+}
+
+/* NameOwnerChanged for reachd's name. Leaving: keep the last values and emit nothing; start
+ * it again. A new owner (activated elsewhere, or --replace): read it and signal what differs. */
+static void
+owner_changed (GDBusConnection *connection, const char *sender, const char *path,
+               const char *interface, const char *signal, GVariant *parameters, gpointer user_data)
+{
+  ReachdNetworkMonitor *self = user_data;
+  const char *name, *old_owner, *new_owner;
+
+  (void) connection, (void) sender, (void) path, (void) interface, (void) signal;
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
+    return;
+  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  if (strcmp (name, REACHD_BUS_NAME) != 0)
+    return;
+  if (new_owner[0] != '\0' && self->retry != NULL)
+    {
+      /* Back before the timer: no need to wait for it. */
+      g_source_destroy (self->retry);
+      g_clear_pointer (&self->retry, g_source_unref);
+    }
+  reread (self);
+}
+
+/* Connecting to the session bus would start one (dbus-launch) when none is known; a network
+ * monitor must not do that inside an app, so without an address init fails at once. */
+static gboolean
+session_bus_is_known (GError **error)
+{
+  const char *address = g_getenv ("DBUS_SESSION_BUS_ADDRESS");
+  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+  g_autofree char *socket = NULL;
+
+  if (address != NULL && address[0] != '\0')
+    return TRUE;
+  if (runtime != NULL && runtime[0] != '\0')
+    {
+      socket = g_build_filename (runtime, "bus", NULL);
+      if (g_file_test (socket, G_FILE_TEST_EXISTS))
+        return TRUE;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "reachd: no session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no "
+               "$XDG_RUNTIME_DIR/bus); GLib's own network monitor answers instead");
+  return FALSE;
+}
+
+static gboolean
+reachd_network_monitor_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+{
+  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (initable);
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GVariant) all = NULL;
+  g_autoptr (GError) local_error = NULL;
+
+  if (self->connection != NULL)
+    return TRUE;
+  if (!session_bus_is_known (error))
+    return FALSE;
+  self->connection = g_bus_get_sync (G_BUS_TYPE_SESSION, cancellable, &local_error);
+  if (self->connection == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "reachd: cannot connect to the session bus: %s", local_error->message);
+      return FALSE;
+    }
+  self->context = g_main_context_ref_thread_default ();
+
+  /* Subscribed before GetAll, so that no change after its reply is missed. This rule is the one
+   * GDBus itself adds to follow the owner of a well-known sender, so the bus holds one rule for
+   * both. */
+  self->owner_subscription =
+    g_dbus_connection_signal_subscribe (self->connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                        "NameOwnerChanged", "/org/freedesktop/DBus", REACHD_BUS_NAME,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, owner_changed, self, NULL);
+  self->properties_subscription =
+    g_dbus_connection_signal_subscribe (self->connection, REACHD_BUS_NAME, "org.freedesktop.DBus.Properties",
+                                        "PropertiesChanged", REACHD_OBJECT_PATH, REACHD_INTERFACE,
+                                        G_DBUS_SIGNAL_FLAGS_NONE, properties_changed, self, NULL);
+
+  /* The one round trip: with activation, so a first app starts reachd. */
+  reply = g_dbus_connection_call_sync (self->connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
+                                       "org.freedesktop.DBus.Properties", "GetAll",
+                                       g_variant_new ("(s)", REACHD_INTERFACE), G_VARIANT_TYPE ("(a{sv})"),
+                                       G_DBUS_CALL_FLAGS_NONE, INIT_TIMEOUT_MS, cancellable, &local_error);
+  if (reply == NULL)
+    {
+      g_dbus_error_strip_remote_error (local_error);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "reachd (%s on the session bus) did not answer: %s", REACHD_BUS_NAME, local_error->message);
+      return FALSE;
+    }
+  g_variant_get (reply, "(@a{sv})", &all);
+  if (!read_properties (self, all))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "reachd on the session bus is too old: it has no Level property (interface version 2 is needed)");
+      return FALSE;
+    }
+  sync_properties (self, FALSE);
+  return TRUE;
+}
+
+GDBusConnection *
+reachd_network_monitor_get_connection (ReachdNetworkMonitor *self)
+{
+  return self->connection;
+}
+
+gboolean
+reachd_network_monitor_has_path (ReachdNetworkMonitor *self)
+{
+  return has_path (self);
+}
+
+ReachdCheckHostQueue *
+reachd_network_monitor_get_checks (ReachdNetworkMonitor *self)
+{
+  return self->checks;
+}
+
+static void
+reachd_network_monitor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_NETWORK_AVAILABLE:
+      g_value_set_boolean (value, self->available);
+      break;
+    case PROP_NETWORK_METERED:
+      g_value_set_boolean (value, self->metered);
+      break;
+    case PROP_CONNECTIVITY:
+      g_value_set_enum (value, self->connectivity);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+    }
+}
+
+static void
+reachd_network_monitor_dispose (GObject *object)
+{
+  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (object);
+
+  if (self->connection != NULL)
+    {
+      if (self->properties_subscription != 0)
+        g_dbus_connection_signal_unsubscribe (self->connection, self->properties_subscription);
+      if (self->owner_subscription != 0)
+        g_dbus_connection_signal_unsubscribe (self->connection, self->owner_subscription);
+      self->properties_subscription = 0;
+      self->owner_subscription = 0;
+    }
+  if (self->reread != NULL)
+    g_cancellable_cancel (self->reread);
+  g_clear_object (&self->reread);
+  if (self->retry != NULL)
+    g_source_destroy (self->retry);
+  g_clear_pointer (&self->retry, g_source_unref);
+  g_clear_object (&self->connection);
+  g_clear_pointer (&self->context, g_main_context_unref);
+
+  G_OBJECT_CLASS (reachd_network_monitor_parent_class)->dispose (object);
+}
+
+static void
+reachd_network_monitor_finalize (GObject *object)
+{
+  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (object);
+
+  g_free (self->interface);
+  g_free (self->gateway);
+  g_free (self->published_interface);
+  g_free (self->published_gateway);
+  reachd_check_host_queue_free (self->checks);
+
+  G_OBJECT_CLASS (reachd_network_monitor_parent_class)->finalize (object);
+}
+
+static void
+reachd_network_monitor_init (ReachdNetworkMonitor *self)
+{
+  self->interface = g_strdup ("");
+  self->gateway = g_strdup ("");
+  self->connectivity = G_NETWORK_CONNECTIVITY_LOCAL;
+  self->retry_ms = RETRY_FIRST_MS;
+  self->checks = reachd_check_host_queue_new ();
+}
+
+static void
+reachd_network_monitor_class_init (ReachdNetworkMonitorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = reachd_network_monitor_get_property;
+  object_class->dispose = reachd_network_monitor_dispose;
+  object_class->finalize = reachd_network_monitor_finalize;
+
+  g_object_class_override_property (object_class, PROP_NETWORK_AVAILABLE, "network-available");
+  g_object_class_override_property (object_class, PROP_NETWORK_METERED, "network-metered");
+  g_object_class_override_property (object_class, PROP_CONNECTIVITY, "connectivity");
+  properties[PROP_NETWORK_AVAILABLE] = g_object_class_find_property (object_class, "network-available");
+  properties[PROP_NETWORK_METERED] = g_object_class_find_property (object_class, "network-metered");
+  properties[PROP_CONNECTIVITY] = g_object_class_find_property (object_class, "connectivity");
+}
+
+static void
+reachd_network_monitor_iface_init (GNetworkMonitorInterface *iface)
+{
+  reachd_network_monitor_can_reach_iface_init (iface);
+}
+
+static void
+reachd_network_monitor_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = reachd_network_monitor_initable_init;
+}

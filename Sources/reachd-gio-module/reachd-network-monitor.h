@@ -1,0 +1,35 @@
+/* reachd's answer as GLib's GNetworkMonitor: the type GIO's "gio-network-monitor"
+ * extension point creates (implementation "reachd", priority 35). Not exported: the module's
+ * only exported symbols are g_io_module_load, g_io_module_unload and g_io_module_query. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define REACHD_BUS_NAME "io.reachd.Reachability1"
+#define REACHD_OBJECT_PATH "/io/reachd/Reachability1"
+#define REACHD_INTERFACE "io.reachd.Reachability1"
+
+/* The name GIO_USE_NETWORK_MONITOR picks it by, and its place among GLib's own:
+ * above networkmanager (30), below the portal (40). */
+#define REACHD_NETWORK_MONITOR_NAME "reachd"
+#define REACHD_NETWORK_MONITOR_PRIORITY 35
+
+#define REACHD_TYPE_NETWORK_MONITOR (reachd_network_monitor_get_type ())
+G_DECLARE_FINAL_TYPE (ReachdNetworkMonitor, reachd_network_monitor, REACHD, NETWORK_MONITOR, GObject)
+
+typedef struct _ReachdCheckHostQueue ReachdCheckHostQueue;
+
+/* reachd-network-monitor.c, for reachd-can-reach.c */
+GDBusConnection *reachd_network_monitor_get_connection (ReachdNetworkMonitor *self);
+gboolean reachd_network_monitor_has_path (ReachdNetworkMonitor *self);
+ReachdCheckHostQueue *reachd_network_monitor_get_checks (ReachdNetworkMonitor *self);
+
+/* reachd-can-reach.c: GNetworkMonitor's can_reach, can_reach_async and can_reach_finish, and
+ * the queue of CheckHost calls waiting for a place on the bus */
+void reachd_network_monitor_can_reach_iface_init (GNetworkMonitorInterface *iface);
+ReachdCheckHostQueue *reachd_check_host_queue_new (void);
+void reachd_check_host_queue_free (ReachdCheckHostQueue *queue);
+
+G_END_DECLS
