@@ -4,7 +4,8 @@
 # Debian packages reachd needs to build and to test against real parts.
 # At run time reachd needs their libraries, libdbus-1-3 and libidn2-0 (which
 # libc6 recommends, so almost every Debian system has it already).
-REACHD_BUILD_PACKAGES=(libdbus-1-dev libidn2-dev pkg-config)
+# gcc and libglib2.0-dev build the GIO network-monitor module (Scripts/lib/gio-module.sh).
+REACHD_BUILD_PACKAGES=(libdbus-1-dev libidn2-dev pkg-config gcc libglib2.0-dev)
 REACHD_TEST_PACKAGES=(
     dbus-daemon dbus-bin          # private buses, dbus-send
     libglib2.0-bin                # gdbus
@@ -16,6 +17,8 @@ REACHD_TEST_PACKAGES=(
     man-db dpkg-dev lintian       # manual pages rendered; the Debian package built and checked
     libglib2.0-dev libglib2.0-dev-bin gcc  # gdbus-codegen on the interface files, its C client built
     qtbase5-dev-tools             # qdbusxml2cpp on the interface files
+    python3-gi gir1.2-glib-2.0    # a GLib app asking for its network monitor (GioModuleTests)
+    xdg-desktop-portal valgrind   # the portal over the GIO module; memcheck of the module
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
