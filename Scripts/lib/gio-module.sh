@@ -34,6 +34,8 @@ gio_module_build() {
     cc -std=gnu11 "${cflags[@]}" "${flags[@]}" -fPIC -shared -fvisibility=hidden \
         -Wall -Wextra -Werror -Wl,--no-undefined -Wl,--as-needed "${ldflags[@]}" \
         -o "$directory/$GIO_MODULE_FILE" "$REACHD_ROOT"/Sources/reachd-gio-module/*.c "${gio[@]}" || return 1
+    # The toolchain's version strings (the C runtime's objects carry them too): lintian asks.
+    objcopy --remove-section=.comment "$directory/$GIO_MODULE_FILE" || return 1
     echo "$directory/$GIO_MODULE_FILE"
 }
 
@@ -54,12 +56,79 @@ gio_module_system_directory() {
 # lets GLib load a module only when an app uses its extension point; with no module left in
 # DIR it removes the cache.
 gio_module_update_cache() {
-    local querymodules
-    querymodules="$(pkg-config --variable=gio_querymodules gio-2.0)"
-    [ -x "$querymodules" ] || querymodules="$(command -v gio-querymodules || true)"
+    local querymodules="" candidate
+    # Debian keeps it out of PATH, in libglib2.0-0's /usr/lib/<multiarch>/glib-2.0.
+    for candidate in "$(pkg-config --variable=gio_querymodules gio-2.0 2>/dev/null || true)" \
+        /usr/lib/*/glib-2.0/gio-querymodules "$(command -v gio-querymodules || true)"; do
+        if [ -n "$candidate" ] && [ -x "$candidate" ]; then querymodules="$candidate"; break; fi
+    done
     if [ -z "$querymodules" ]; then
         say "gio-querymodules not found: GLib will find the module by scanning $1, without its cache"
         return 0
     fi
     "$querymodules" "$1"
+}
+
+# The Debian package: reachd-gio-module, a second binary package from the same build, so that an
+# administrator can take reachd without changing every GLib app. GLib's own package
+# (libglib2.0-0) has a dpkg file trigger on giomoduledir that runs gio-querymodules when a
+# package adds or removes a module there, so this package needs no maintainer scripts.
+GIO_MODULE_PACKAGE=reachd-gio-module
+
+# gio_module_take REACHD_STAGE PACKAGE_STAGE: moves the module Scripts/install staged for the
+# reachd package (PREFIX=/usr) into the tree of the reachd-gio-module package.
+gio_module_take() {
+    local from="$1" to="$2" directory
+    directory="$(gio_module_directory /usr)"
+    install -d "$to$directory"
+    mv "$from$directory/$GIO_MODULE_FILE" "$to$directory/$GIO_MODULE_FILE"
+    # The folders only the module needed (reachd's own files are not under lib/<multiarch>).
+    rmdir -p --ignore-fail-on-non-empty "$from$directory"
+}
+
+# gio_module_deb SOURCE PACKAGE_STAGE REACHD_STAGE OUTPUT VERSION ARCHITECTURE MAINTAINER:
+# builds OUTPUT/reachd-gio-module_VERSION_ARCHITECTURE.deb from PACKAGE_STAGE (SOURCE is the
+# folder whose debian/control dpkg-shlibdeps reads; reachd's staged tree lends its copyright
+# and changelog) and prints its path. Depends: the reachd of the same build, and the GLib
+# libraries dpkg-shlibdeps finds.
+gio_module_deb() {
+    local source="$1" stage="$2" reachd_stage="$3" output="$4" version="$5" architecture="$6" maintainer="$7"
+    local documentation="$stage/usr/share/doc/$GIO_MODULE_PACKAGE" depends package
+    install -d "$documentation"
+    install -m 0644 "$reachd_stage/usr/share/doc/reachd/copyright" "$documentation/copyright"
+    install -m 0644 "$reachd_stage/usr/share/doc/reachd/changelog.gz" "$documentation/changelog.gz"
+    printf '\nPackage: %s\nArchitecture: any\n' "$GIO_MODULE_PACKAGE" >> "$source/debian/control"
+    # DEBIAN first: dpkg-shlibdeps finds the package's root by it.
+    install -d -m 0755 "$stage/DEBIAN"
+    depends="$(cd "$source" && dpkg-shlibdeps -O "$stage$(gio_module_directory /usr)/$GIO_MODULE_FILE" \
+        | sed -n 's/^shlibs:Depends=//p')"
+    [ -n "$depends" ] || { say "dpkg-shlibdeps found no dependencies for $GIO_MODULE_FILE"; return 1; }
+    cat > "$stage/DEBIAN/control" <<CONTROL
+Package: $GIO_MODULE_PACKAGE
+Source: reachd
+Version: $version
+Architecture: $architecture
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+Depends: reachd (= $version), $depends
+Section: net
+Priority: optional
+Homepage: https://github.com/reachd/reachd
+Description: reachd's network state in every GLib app (GIO module)
+ A GIO network-monitor module: GLib's GNetworkMonitor, which GTK and GLib
+ apps, xdg-desktop-portal (and so every Flatpak app) and Qt's glib network
+ information plugin ask whether the network is available, metered and
+ connected, answers from reachd instead of NetworkManager alone: an
+ unmanaged uplink, a kill switch, a lost carrier or a VPN without its
+ underlay is seen, and each change is signalled.
+ .
+ Apps need no change. One app opts out with
+ GIO_USE_NETWORK_MONITOR=networkmanager in its environment.
+CONTROL
+    (cd "$stage" && find usr -type f | sort | xargs md5sum) > "$stage/DEBIAN/md5sums"
+    chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+    package="$output/${GIO_MODULE_PACKAGE}_${version}_${architecture}.deb"
+    say "building $package"
+    dpkg-deb --root-owner-group -Zxz --build "$stage" "$package" >/dev/null
+    echo "$package"
 }
