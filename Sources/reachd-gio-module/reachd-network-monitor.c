@@ -188,50 +188,46 @@ map (ReachdNetworkMonitor *self, gboolean *available, gboolean *metered, GNetwor
   *metered = *available && self->reachd_metered;
 }
 
-/* Maps what reachd said, notifies each property that changed, then emits network-changed once
+/* Maps what reachd said, notifies each property that changed (all three already hold their new
+ * values, so a handler reading the others sees the new state), then emits network-changed once
  * if any of them or the path changed. Without emit (init), only takes the values. */
 static void
 sync_properties (ReachdNetworkMonitor *self, gboolean emit)
 {
   gboolean available, metered;
   GNetworkConnectivity connectivity;
-  gboolean changed = FALSE;
+  gboolean available_changed, metered_changed, connectivity_changed, path_changed;
 
   map (self, &available, &metered, &connectivity);
-  if (available != self->available)
-    {
-      self->available = available;
-      changed = TRUE;
-      if (emit)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_AVAILABLE]);
-    }
-  if (metered != self->metered)
-    {
-      self->metered = metered;
-      changed = TRUE;
-      if (emit)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_METERED]);
-    }
-  if (connectivity != self->connectivity)
-    {
-      self->connectivity = connectivity;
-      changed = TRUE;
-      if (emit)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTIVITY]);
-    }
-
-  if (g_strcmp0 (self->interface, self->published_interface) != 0
-      || g_strcmp0 (self->gateway, self->published_gateway) != 0)
+  available_changed = available != self->available;
+  metered_changed = metered != self->metered;
+  connectivity_changed = connectivity != self->connectivity;
+  path_changed = g_strcmp0 (self->interface, self->published_interface) != 0
+                 || g_strcmp0 (self->gateway, self->published_gateway) != 0;
+  self->available = available;
+  self->metered = metered;
+  self->connectivity = connectivity;
+  if (path_changed)
     {
       g_free (self->published_interface);
       g_free (self->published_gateway);
       self->published_interface = g_strdup (self->interface);
       self->published_gateway = g_strdup (self->gateway);
-      changed = TRUE;
     }
+  if (!emit)
+    return;
 
-  if (changed && emit)
-    g_signal_emit_by_name (self, "network-changed", self->available);
+  /* A handler may drop the app's last reference: keep the monitor until the last emission. */
+  g_object_ref (self);
+  if (available_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_AVAILABLE]);
+  if (metered_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_METERED]);
+  if (connectivity_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTIVITY]);
+  if (available_changed || metered_changed || connectivity_changed || path_changed)
+    g_signal_emit_by_name (self, "network-changed", available);
+  g_object_unref (self);
 }
 
 /* PropertiesChanged of reachd's main object (the subscription filters on path and arg0). */
