@@ -18,6 +18,13 @@ struct ReachdOptions: Equatable {
     var allRouteEvents = false
     var overrides = true
     var overrideDelayMilliseconds = 1000
+    /// reachd's own connectivity check (contract-3 §2.2): off while nil.
+    var connectivityURI: String?
+    /// The body that starts a good answer; "" expects 204 No Content.
+    var connectivityResponse = "NetworkManager is online"
+    /// Seconds between checks; 0: only on a change and on CheckConnectivity().
+    var connectivityIntervalSeconds = 300
+    var connectivityTimeoutSeconds = 20
 
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
@@ -28,6 +35,8 @@ struct ReachdOptions: Equatable {
                       [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
                       [--probe-ipv4 ADDRESS] [--probe-ipv6 ADDRESS] [--route-events all|filtered]
                       [--override-delay-ms N] [--no-override]
+                      [--connectivity-uri URI] [--connectivity-response TEXT]
+                      [--connectivity-interval S] [--connectivity-timeout S]
 
         OPTIONS:
           --replace               Take the bus name over from a running reachd.
@@ -52,6 +61,16 @@ struct ReachdOptions: Equatable {
                                   have disagreed this many milliseconds (default: 1000).
           --no-override           Publish NetworkManager's word as it is, never checked against
                                   the kernel's path (reachd before the cross-check).
+          --connectivity-uri URI  Check the Internet by fetching this http:// URI where
+                                  NetworkManager does not check it (default: no check; an empty
+                                  URI turns a configured check off).
+          --connectivity-response TEXT
+                                  The body a good answer starts with (default: "NetworkManager is
+                                  online"); empty: expect 204 No Content.
+          --connectivity-interval S
+                                  Seconds between checks; 0: only on a change (default: 300).
+          --connectivity-timeout S
+                                  Seconds a check may take (default: 20).
           --version               Show reachd's version and exit.
           -h, --help              Show this help.
 
@@ -124,6 +143,14 @@ struct ReachdOptions: Equatable {
                 case "filtered": options.allRouteEvents = false
                 case let other: throw UsageError(description: "--route-events is all or filtered, not '\(other)'")
                 }
+            case "--connectivity-uri":
+                options.connectivityURI = try connectivityURI(value(), name: name)
+            case "--connectivity-response":
+                options.connectivityResponse = try value()
+            case "--connectivity-interval":
+                options.connectivityIntervalSeconds = try count(atLeast: 0)
+            case "--connectivity-timeout":
+                options.connectivityTimeoutSeconds = try count(atLeast: 1)
             default:
                 throw UsageError(description: "unknown argument '\(argument)'")
             }
@@ -139,6 +166,42 @@ struct ReachdOptions: Equatable {
         }
         guard address.bytes.contains(where: { $0 != 0 }) else {
             throw UsageError(description: "\(name) cannot be \(text): the kernel answers it as a local address")
+        }
+        return text
+    }
+
+    /// The check speaks plain HTTP/1.1 only: a portal cannot intercept TLS
+    /// without breaking it, and reachd carries no TLS stack. "" means no check.
+    static func connectivityURI(_ text: String, name: String) throws(UsageError) -> String? {
+        guard !text.isEmpty else { return nil }
+        func refuse(_ why: String) -> UsageError { UsageError(description: "\(name) \(why), not '\(text)'") }
+        guard text.utf8.count > 7, text.prefix(7).lowercased() == "http://" else {
+            throw refuse("needs an http:// URI (the check speaks plain HTTP)")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+            throw refuse("cannot contain spaces or control characters")
+        }
+        let rest = text.dropFirst(7)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { throw refuse("takes no user name or password") }
+        var host = authority[...], port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]"),
+                  let address = IPAddress(strict: String(authority[authority.index(after: authority.startIndex)..<close])),
+                  address.family == .v6 else { throw refuse("needs a host") }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw refuse("needs a host") }
+                port = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw refuse("needs a host") }
+        if let port {
+            guard let number = Int(port), (1...65535).contains(number) else { throw refuse("needs a port from 1 to 65535") }
         }
         return text
     }

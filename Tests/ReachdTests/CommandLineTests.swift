@@ -11,7 +11,8 @@ struct CommandLineTests {
         let help = try await runTool(ReachdProcess.executable, ["--help"])
         #expect(help.status == 0, "\(help.transcript)")
         for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level",
-                       "--probe-ipv4", "--probe-ipv6", "--route-events", "--override-delay-ms", "--no-override"] {
+                       "--probe-ipv4", "--probe-ipv6", "--route-events", "--override-delay-ms", "--no-override",
+                       "--connectivity-uri", "--connectivity-response", "--connectivity-interval", "--connectivity-timeout"] {
             #expect(help.standardOutput.contains(option), "--help mentions \(option): \(help.transcript)")
         }
     }
@@ -33,6 +34,16 @@ struct CommandLineTests {
             (["--route-events", "some"], "all or filtered"),
             (["--override-delay-ms", "-5"], "--override-delay-ms"),
             (["--no-override=yes"], "--no-override"),
+            (["--connectivity-uri", "https://example.org/"], "http://"),
+            (["--connectivity-uri=example.org"], "http://"),
+            (["--connectivity-uri", "http://"], "--connectivity-uri"),
+            (["--connectivity-uri", "http:///check"], "needs a host"),
+            (["--connectivity-uri", "http://example.org:0/"], "port"),
+            (["--connectivity-uri", "http://user@example.org/"], "user name"),
+            (["--connectivity-uri", "http://example.org/a b"], "spaces"),
+            (["--connectivity-interval", "-1"], "--connectivity-interval"),
+            (["--connectivity-timeout", "0"], "--connectivity-timeout"),
+            (["--connectivity-response"], "missing value"),
           ])
     func badCommandLineExits64(arguments: [String], named: String) async throws {
         let result = try await runTool(ReachdProcess.executable, arguments,
@@ -49,6 +60,18 @@ struct CommandLineTests {
                 let status = try await session.getStatus()
                 #expect(status.standardOutput == "(2, uint32 2)\n", "\(status.transcript)")
                 #expect(!reachd.standardError.contains(" info "), "only errors are logged: \(reachd.standardError)")
+            }
+        }
+    }
+
+    @Test("the connectivity check's options are taken (http:// only, an empty response allowed), and reachd serves with them")
+    func connectivityOptions() async throws {
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress(),
+                                 arguments: ["--connectivity-uri", "http://[2001:db8::1]:8080/check?x=1", "--connectivity-response=",
+                                             "--connectivity-interval", "0", "--connectivity-timeout=1"]) { _ in
+                let status = try await session.getStatus()
+                #expect(status.succeeded, "\(status.transcript)")
             }
         }
     }
