@@ -15,7 +15,7 @@ import Synchronization
 @main
 enum Reachd {
     static func main() {
-        let options: ReachdOptions
+        let commandLine: ReachdCommandLine
         do {
             switch try ReachdOptions.parse(Array(CommandLine.arguments.dropFirst())) {
             case .help:
@@ -25,12 +25,24 @@ enum Reachd {
                 print("reachd \(reachdVersion)")
                 exit(0)
             case .run(let parsed):
-                options = parsed
+                commandLine = parsed
             }
         } catch {
             printError("reachd: \(error)\nUsage: reachd --help")
             exit(64)  // EX_USAGE
         }
+        // Read once, here: a bad file stops reachd before it takes the bus name.
+        let configuration: ReachdConfiguration
+        do {
+            let environment = ["XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "HOME"].reduce(into: [String: String]()) { environment, name in
+                environment[name] = getenv(name).map { String(cString: $0) }
+            }
+            configuration = try ReachdConfiguration.load(commandLine.configuration, environment: environment)
+        } catch {
+            printError("reachd: \(error)")
+            exit(64)  // EX_USAGE, as for a bad command line
+        }
+        let options = commandLine.options(over: configuration.options)
 
         // Clients may send strings of up to a few MiB. After the first such
         // buffer is freed glibc raises its mmap threshold and serves the next
@@ -55,7 +67,8 @@ enum Reachd {
         // build where the loop is not Swift's executor (the tasks it starts
         // with Task {} then run on Swift's global pool instead).
         Task(executorPreference: loop) {
-            let status = await serve(options, loop: loop, signals: signals, loopIsSwiftsExecutor: loopIsSwiftsExecutor)
+            let status = await serve(options, configuration: configuration, loop: loop, signals: signals,
+                                     loopIsSwiftsExecutor: loopIsSwiftsExecutor)
             exitStatus.withLock { $0 = status }
             loop.shutdown()
         }
@@ -65,7 +78,8 @@ enum Reachd {
 
     /// Runs the service until a signal, a takeover or a lost bus; returns the exit status.
     private static func serve(
-        _ options: ReachdOptions, loop: EventLoop, signals: SignalDescriptor, loopIsSwiftsExecutor: Bool
+        _ options: ReachdOptions, configuration: ReachdConfiguration, loop: EventLoop, signals: SignalDescriptor,
+        loopIsSwiftsExecutor: Bool
     ) async -> Int32 {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -74,6 +88,13 @@ enum Reachd {
             return handler
         }
         let logger = Logger(label: "reachd")
+        if let path = configuration.path {
+            logger.info("configuration file: \(path)")
+        }
+        for warning in configuration.warnings {
+            logger.warning("\(warning)")
+        }
+        logger.debug("options: \(ReachdSetting.describe(options))")
         if !loopIsSwiftsExecutor {
             logger.warning("this build cannot make the event loop Swift's executor: tasks hop to Swift's global pool, whose threads wake an idle reachd")
         }

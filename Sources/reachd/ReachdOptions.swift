@@ -1,11 +1,12 @@
 import ReachabilityService
 
-/// reachd's command line, parsed by hand.
+/// What reachd runs with: its command line over its configuration file over
+/// these defaults.
 ///
-/// Why not swift-argument-parser, as reachctl uses: it links
+/// Parsed by hand. Why not swift-argument-parser, as reachctl uses: it links
 /// FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
-/// (docs/design.md, "One thread"; README, Benchmarks). Eleven options do not need a framework.
+/// (docs/design.md, "One thread"; README, Benchmarks). Fifteen options do not need a framework.
 struct ReachdOptions: Equatable {
     var replace = false
     var systemBusAddress: String?
@@ -37,6 +38,7 @@ struct ReachdOptions: Equatable {
                       [--override-delay-ms N] [--no-override]
                       [--connectivity-uri URI] [--connectivity-response TEXT]
                       [--connectivity-interval S] [--connectivity-timeout S]
+                      [--config FILE | --no-config]
 
         OPTIONS:
           --replace               Take the bus name over from a running reachd.
@@ -71,14 +73,31 @@ struct ReachdOptions: Equatable {
                                   Seconds between checks; 0: only on a change (default: 300).
           --connectivity-timeout S
                                   Seconds a check may take (default: 20).
+          --config FILE           Read this configuration file instead of the usual one.
+          --no-config             Read no configuration file.
           --version               Show reachd's version and exit.
           -h, --help              Show this help.
+
+        CONFIGURATION FILE:
+          reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
+          and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
+          that exists. Every option but --replace has a key there; the command line wins.
+            [reachd]          system-bus-address, settle-ms, max-monitors-per-client,
+                              max-monitors, log-level
+            [kernel]          probe-ipv4, probe-ipv6, route-events
+            [networkmanager]  override (true or false), override-delay-ms
+            [connectivity]    uri, response, interval, timeout (and enabled, as NetworkManager's)
+          For example:
+            [reachd]
+            settle-ms=500
+            [connectivity]
+            uri=http://nmcheck.gnome.org/check_network_status.txt
 
         """
 
     /// What the command line asks for.
     enum Request: Equatable {
-        case run(ReachdOptions)
+        case run(ReachdCommandLine)
         case help
         case version
     }
@@ -89,125 +108,84 @@ struct ReachdOptions: Equatable {
 
     /// Parses the arguments after the program name. Options take their value
     /// as the next argument or after `=`, as swift-argument-parser's did.
+    /// Values are checked here, so that a bad command line is reported before
+    /// any file is read; `ReachdCommandLine.options(over:)` applies them.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request {
-        var options = ReachdOptions()
+        var commandLine = ReachdCommandLine()
+        var checked = ReachdOptions()
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             let (name, inlineValue) = split(argument)
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst() else { throw UsageError(description: "missing value for '\(name)'") }
-                return next
-            }
-            func count(atLeast minimum: Int) throws(UsageError) -> Int {
-                let text = try value()
-                guard let number = Int(text), number >= minimum else {
-                    throw UsageError(description: "\(name) needs a whole number of at least \(minimum), not '\(text)'")
-                }
-                return number
-            }
             switch name {
             case "-h", "--help":
                 return .help
             case "--version":
                 return .version
-            case "--replace":
-                guard inlineValue == nil else { throw UsageError(description: "--replace takes no value") }
-                options.replace = true
-            case "--system-bus-address":
-                options.systemBusAddress = try value()
-            case "--settle-ms":
-                options.settleMilliseconds = try count(atLeast: 0)
-            case "--max-monitors-per-client":
-                options.maximumMonitorsPerClient = try count(atLeast: 1)
-            case "--max-monitors":
-                options.maximumMonitors = try count(atLeast: 1)
-            case "--log-level":
-                let level = try value()
-                guard logLevels.contains(level) else {
-                    throw UsageError(description: "unknown --log-level '\(level)' (one of \(logLevels.joined(separator: ", ")))")
-                }
-                options.logLevel = level
-            case "--probe-ipv4":
-                options.probeIPv4 = try probe(value(), family: .v4, name: name)
-            case "--probe-ipv6":
-                options.probeIPv6 = try probe(value(), family: .v6, name: name)
-            case "--override-delay-ms":
-                options.overrideDelayMilliseconds = try count(atLeast: 0)
-            case "--no-override":
-                guard inlineValue == nil else { throw UsageError(description: "--no-override takes no value") }
-                options.overrides = false
-            case "--route-events":
-                switch try value() {
-                case "all": options.allRouteEvents = true
-                case "filtered": options.allRouteEvents = false
-                case let other: throw UsageError(description: "--route-events is all or filtered, not '\(other)'")
-                }
-            case "--connectivity-uri":
-                options.connectivityURI = try connectivityURI(value(), name: name)
-            case "--connectivity-response":
-                options.connectivityResponse = try value()
-            case "--connectivity-interval":
-                options.connectivityIntervalSeconds = try count(atLeast: 0)
-            case "--connectivity-timeout":
-                options.connectivityTimeoutSeconds = try count(atLeast: 1)
+            case "--config":
+                guard let path = inlineValue ?? remaining.popFirst() else { throw UsageError(description: "missing value for '--config'") }
+                guard !path.isEmpty else { throw UsageError(description: "--config needs a file name") }
+                commandLine.configuration = .file(path)
+                continue
+            case "--no-config":
+                guard inlineValue == nil else { throw UsageError(description: "--no-config takes no value") }
+                commandLine.configuration = .none
+                continue
             default:
+                break
+            }
+            guard let setting = ReachdSetting.all.first(where: { $0.option == name }) else {
                 throw UsageError(description: "unknown argument '\(argument)'")
             }
-        }
-        return .run(options)
-    }
-
-    /// A probe must be a global-looking address of its family: 0.0.0.0 and ::
-    /// are answered by the kernel as local, so they would say "reachable" always.
-    private static func probe(_ text: String, family: IPAddress.Family, name: String) throws(UsageError) -> String {
-        guard let address = IPAddress(strict: text), address.family == family, address.zone.isEmpty else {
-            throw UsageError(description: "\(name) needs an \(family == .v4 ? "IPv4" : "IPv6") address, not '\(text)'")
-        }
-        guard address.bytes.contains(where: { $0 != 0 }) else {
-            throw UsageError(description: "\(name) cannot be \(text): the kernel answers it as a local address")
-        }
-        return text
-    }
-
-    /// The check speaks plain HTTP/1.1 only: a portal cannot intercept TLS
-    /// without breaking it, and reachd carries no TLS stack. "" means no check.
-    static func connectivityURI(_ text: String, name: String) throws(UsageError) -> String? {
-        guard !text.isEmpty else { return nil }
-        func refuse(_ why: String) -> UsageError { UsageError(description: "\(name) \(why), not '\(text)'") }
-        guard text.utf8.count > 7, text.prefix(7).lowercased() == "http://" else {
-            throw refuse("needs an http:// URI (the check speaks plain HTTP)")
-        }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-            throw refuse("cannot contain spaces or control characters")
-        }
-        let rest = text.dropFirst(7)
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else { throw refuse("takes no user name or password") }
-        var host = authority[...], port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]"),
-                  let address = IPAddress(strict: String(authority[authority.index(after: authority.startIndex)..<close])),
-                  address.family == .v6 else { throw refuse("needs a host") }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw refuse("needs a host") }
-                port = after.dropFirst()
+            let value: String
+            if let flagValue = setting.flagValue {
+                guard inlineValue == nil else { throw UsageError(description: "\(name) takes no value") }
+                value = flagValue
+            } else if let given = inlineValue ?? remaining.popFirst() {
+                value = given
+            } else {
+                throw UsageError(description: "missing value for '\(name)'")
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
+            do {
+                try setting.apply(&checked, value)
+            } catch {
+                throw UsageError(description: "\(name) \(error)")
+            }
+            commandLine.settings.append((setting, value))
         }
-        guard !host.isEmpty else { throw refuse("needs a host") }
-        if let port {
-            guard let number = Int(port), (1...65535).contains(number) else { throw refuse("needs a port from 1 to 65535") }
-        }
-        return text
+        return .run(commandLine)
     }
 
     private static func split(_ argument: String) -> (name: String, value: String?) {
         guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+}
+
+/// A parsed command line: which configuration file to read, and the options
+/// given, in order, to apply over it.
+struct ReachdCommandLine: Equatable {
+    enum Configuration: Equatable {
+        /// The XDG search (ConfigurationFile.searchPaths).
+        case search
+        /// `--config FILE`: this file, which must exist.
+        case file(String)
+        /// `--no-config`.
+        case none
+    }
+
+    var configuration = Configuration.search
+    var settings: [(setting: ReachdSetting, value: String)] = []
+
+    /// `base` (the file's options) with the command line's applied over it.
+    func options(over base: ReachdOptions) -> ReachdOptions {
+        var options = base
+        // Checked in parse(_:): a refusal here would be a bug.
+        for (setting, value) in settings { try! setting.apply(&options, value) }
+        return options
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.configuration == rhs.configuration
+            && lhs.settings.map { [$0.setting.option, $0.value] } == rhs.settings.map { [$0.setting.option, $0.value] }
     }
 }

@@ -28,7 +28,7 @@ struct ManualPageTests {
         "--max-monitors": "3", "--log-level": "debug", "--probe-ipv4": "198.51.100.7", "--probe-ipv6": "3fff::7",
         "--route-events": "all", "--override-delay-ms": "500",
         "--connectivity-uri": "http://example.org/check", "--connectivity-response": "online",
-        "--connectivity-interval": "60", "--connectivity-timeout": "5",
+        "--connectivity-interval": "60", "--connectivity-timeout": "5", "--config": "/nonexistent/reachd.conf",
     ]
 
     /// Other programs' options the page quotes: Flatpak's (SANDBOXED APPS), systemctl's and

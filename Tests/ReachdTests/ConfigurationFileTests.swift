@@ -1,0 +1,242 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// reachd.conf, as an administrator uses it for a reachd that D-Bus or systemd starts:
+/// `$XDG_CONFIG_HOME/reachd/reachd.conf`, else `reachd/reachd.conf` in `$XDG_CONFIG_DIRS`
+/// (`/etc/xdg`); every option has a key that means what the option means; the command line
+/// wins; a key reachd does not know is a warning; a broken file stops reachd with 64 and the
+/// file and line. Each test has its own XDG directories, so the machine's files play no part.
+@Suite("reachd's configuration file", .timeLimit(.minutes(1)))
+struct ConfigurationFileTests {
+    /// Each option that has a key: its key, and a value other than the default.
+    static let keys: [(option: String, section: String, key: String, value: String)] = [
+        ("--system-bus-address", "reachd", "system-bus-address", "unix:path=/nonexistent-system-bus"),
+        ("--settle-ms", "reachd", "settle-ms", "250"),
+        ("--max-monitors-per-client", "reachd", "max-monitors-per-client", "3"),
+        ("--max-monitors", "reachd", "max-monitors", "7"),
+        ("--log-level", "reachd", "log-level", "debug"),
+        ("--probe-ipv4", "kernel", "probe-ipv4", "198.51.100.7"),
+        ("--probe-ipv6", "kernel", "probe-ipv6", "3fff::7"),
+        ("--route-events", "kernel", "route-events", "all"),
+        ("--override-delay-ms", "networkmanager", "override-delay-ms", "40"),
+        ("--no-override", "networkmanager", "override", "false"),
+        ("--connectivity-uri", "connectivity", "uri", "http://check.example/online.txt"),
+        ("--connectivity-response", "connectivity", "response", "all good"),
+        ("--connectivity-interval", "connectivity", "interval", "0"),
+        ("--connectivity-timeout", "connectivity", "timeout", "3"),
+    ]
+
+    /// Options that have no key: what they do makes no sense in a file.
+    static let optionsWithoutKey: Set<String> = ["--replace", "--config", "--no-config", "--help", "--version"]
+
+    @Test("every option has a key, and the key means what the option means")
+    func everyOptionHasAKey() async throws {
+        let help = try await runToolChecked(ReachdProcess.executable, ["--help"])
+        let helpOptions = Set(help.standardOutput.split(whereSeparator: { " \n[]|,".contains($0) })
+            .filter { $0.hasPrefix("--") }.map(String.init))
+        #expect(helpOptions.subtracting(Self.optionsWithoutKey) == Set(Self.keys.map(\.option)),
+                "each option --help lists has a key here, or is one that has none")
+
+        let directories = try XDGDirectories()
+        try directories.writeUserFile(Self.keys.map { "[\($0.section)]\n\($0.key)=\($0.value)\n" }.joined())
+        let fromFile = try await directories.effectiveOptions()
+        let commandLine = Self.keys.flatMap { $0.option == "--no-override" ? [$0.option] : [$0.option, $0.value] }
+        let fromCommandLine = try await XDGDirectories().effectiveOptions(commandLine)
+        #expect(fromFile == fromCommandLine)
+        for (_, section, key, value) in Self.keys {
+            let written = value.contains(" ") ? "\"\(value)\"" : value
+            #expect(fromFile.contains("[\(section)]") && fromFile.contains(" \(key)=\(written)"), "\(key): \(fromFile)")
+        }
+    }
+
+    @Test("the command line wins over the file, key by key; an empty --connectivity-uri turns the file's check off")
+    func commandLineWins() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("""
+            [reachd]
+            log-level=debug
+            settle-ms=250
+            max-monitors=7
+            [connectivity]
+            uri=http://check.example/
+            """)
+        let options = try await directories.effectiveOptions(["--settle-ms", "9"])
+        #expect(options.contains(" settle-ms=9 ") && options.contains(" max-monitors=7 ")
+                && options.contains(" uri=http://check.example/ "), "\(options)")
+        let off = try await directories.effectiveOptions(["--connectivity-uri="])
+        #expect(off.contains(" uri=\"\" "), "\(off)")
+    }
+
+    @Test("NetworkManager's [connectivity] lines can be copied whole: enabled=false turns the check off")
+    func networkManagersConnectivitySection() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("""
+            [reachd]
+            log-level=debug
+            [connectivity]
+            enabled=true
+            uri=http://fedoraproject.org/static/hotspot.txt
+            response=OK
+            interval=300
+            """)
+        let result = try await directories.runReachd()
+        #expect(!result.standardError.contains("warning"), "\(result.transcript)")
+        #expect(result.standardError.contains(" uri=http://fedoraproject.org/static/hotspot.txt response=OK interval=300 "),
+                "\(result.transcript)")
+        try directories.writeUserFile("[reachd]\nlog-level=debug\n[connectivity]\nuri=http://example.org/\nenabled=false\n")
+        let off = try await directories.effectiveOptions()
+        #expect(off.contains(" uri=\"\" "), "\(off)")
+    }
+
+    @Test("an unknown key or section is a warning naming the file and line, once each, and reachd serves")
+    func unknownKeysAreWarnings() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("""
+            [reachd]
+            settle-ms=0
+            colour=blue
+            [kernel]
+            settle-ms=5
+            [future]
+            a=1
+            b=2
+            """)
+        let file = directories.userFile
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress(), arguments: ["--config", file]) { reachd in
+                let status = try await session.getStatus()
+                #expect(status.succeeded, "\(status.transcript)")
+                let warnings = reachd.standardError.split(separator: "\n").filter { $0.contains(" warning ") && $0.contains(file) }
+                #expect(warnings.count == 3, "\(reachd.standardError)")
+                #expect(warnings.contains { $0.contains("\(file):3: unknown key 'colour' in [reachd]") }, "\(warnings)")
+                #expect(warnings.contains { $0.contains("\(file):5: unknown key 'settle-ms' in [kernel]; it belongs in [reachd]") },
+                        "\(warnings)")
+                #expect(warnings.contains { $0.contains("\(file):6: unknown section [future]") }, "\(warnings)")
+            }
+        }
+    }
+
+    @Test("a malformed file stops reachd with 64 (EX_USAGE), naming the file and line, before it touches the bus",
+          arguments: [
+            ("[reachd]\nsettle-ms 500\n", 2, "not a '[section]', 'key=value' or '# comment' line"),
+            ("# settings\nsettle-ms=500\n", 2, "'settle-ms' comes before any '[section]' line"),
+            ("[reachd\n", 1, "a section header is '[name]', not '[reachd'"),
+            ("[reachd]\n\nsettle-ms=soon\n", 3, "settle-ms needs a whole number of at least 0, not 'soon'"),
+            ("[reachd]\nlog-level=loud\n", 2, "log-level is one of"),
+            ("[kernel]\nprobe-ipv4=0.0.0.0\n", 2, "probe-ipv4 cannot be 0.0.0.0: the kernel answers it as a local address"),
+            ("[kernel]\nroute-events=some\n", 2, "route-events is all or filtered, not 'some'"),
+            ("[networkmanager]\noverride=maybe\n", 2, "override is true or false"),
+            ("[connectivity]\nuri=https://example.org/\n", 2, "uri needs an http:// URI"),
+            ("[connectivity]\ntimeout=0\n", 2, "timeout needs a whole number of at least 1"),
+            ("[connectivity]\nenabled=sometimes\n", 2, "enabled is true or false"),
+          ] as [(String, Int, String)])
+    func malformedFileExits64(text: String, line: Int, says: String) async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile(text)
+        let result = try await directories.runReachd()
+        #expect(result.status == 64, "\(result.transcript)")
+        #expect(result.standardError.contains("\(directories.userFile):\(line): \(says)"), "\(result.transcript)")
+    }
+
+    @Test("--config names the file to read instead, which must exist; --no-config reads none")
+    func configAndNoConfig() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("[reachd]\nlog-level=debug\nsettle-ms=250\n")
+        let other = directories.root + "/other.conf"
+        try "[reachd]\nlog-level=debug\nsettle-ms=31\n".write(toFile: other, atomically: true, encoding: .utf8)
+        let chosen = try await directories.runReachd(["--config", other])
+        #expect(chosen.standardError.contains("configuration file: \(other)") && chosen.standardError.contains(" settle-ms=31 "),
+                "\(chosen.transcript)")
+        let none = try await directories.effectiveOptions(["--no-config", "--log-level", "debug"])
+        #expect(none.contains(" settle-ms=0 "), "\(none)")
+        let missing = try await directories.runReachd(["--config", directories.root + "/absent.conf"])
+        #expect(missing.status == 64 && missing.standardError.contains("absent.conf: no such file"), "\(missing.transcript)")
+    }
+
+    @Test("without a file reachd starts as before, and serves")
+    func missingFileIsNoError() async throws {
+        let directories = try XDGDirectories()
+        try await withPrivateBus { session in
+            let reachd = try directories.startReachd(session: session, ["--log-level", "debug"])
+            defer { reachd.stop(SIGKILL) }
+            try await eventually("reachd serves; its stderr: \(reachd.standardError)") {
+                if let status = reachd.poll() { throw TestFailure("reachd exited \(status): \(reachd.standardError)") }
+                return try await session.owner(of: ReachdProcess.busName) != nil
+            }
+            #expect(!reachd.standardError.contains("configuration file"), "\(reachd.standardError)")
+            #expect(reachd.standardError.contains(" settle-ms=0 "), "the defaults: \(reachd.standardError)")
+        }
+    }
+
+    @Test("the user's file is read, else the first in XDG_CONFIG_DIRS; only one file, never a mix")
+    func systemFileWhenTheUsersIsAbsent() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeSystemFile(1, "[reachd]\nlog-level=debug\nsettle-ms=250\nmax-monitors=7\n")
+        try directories.writeSystemFile(0, "[reachd]\nlog-level=debug\nsettle-ms=120\n")
+        let system = try await directories.runReachd()
+        #expect(system.standardError.contains("configuration file: \(directories.systemFile(0))"), "\(system.transcript)")
+        #expect(system.standardError.contains(" settle-ms=120 max-monitors-per-client=64 max-monitors=4096 "), "\(system.transcript)")
+        try directories.writeUserFile("[reachd]\nlog-level=debug\nmax-monitors=9\n")
+        let user = try await directories.runReachd()
+        #expect(user.standardError.contains("configuration file: \(directories.userFile)"), "\(user.transcript)")
+        #expect(user.standardError.contains(" settle-ms=0 max-monitors-per-client=64 max-monitors=9 "), "\(user.transcript)")
+    }
+}
+
+/// A private `XDG_CONFIG_HOME` and two `XDG_CONFIG_DIRS`, removed afterwards.
+private final class XDGDirectories {
+    let root: String
+
+    init() throws {
+        var template = Array("\(FileManager.default.temporaryDirectory.path)/reachd-conf-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+        root = String(cString: made)
+        for directory in ["home/reachd", "system0/reachd", "system1/reachd"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(directory)", withIntermediateDirectories: true)
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    var userFile: String { "\(root)/home/reachd/reachd.conf" }
+    func systemFile(_ index: Int) -> String { "\(root)/system\(index)/reachd/reachd.conf" }
+
+    func writeUserFile(_ text: String) throws {
+        try text.write(toFile: userFile, atomically: true, encoding: .utf8)
+    }
+
+    func writeSystemFile(_ index: Int, _ text: String) throws {
+        try text.write(toFile: systemFile(index), atomically: true, encoding: .utf8)
+    }
+
+    var environment: [String: String] {
+        ["XDG_CONFIG_HOME": "\(root)/home", "XDG_CONFIG_DIRS": "\(root)/system0:\(root)/system1"]
+    }
+
+    /// reachd with these directories and no session bus: it reads its file,
+    /// logs, and exits 1 when it cannot reach the bus (or 64 for a bad file).
+    func runReachd(_ arguments: [String] = []) async throws -> ToolResult {
+        try await runTool(ReachdProcess.executable, arguments,
+                          environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) { $1 })
+    }
+
+    /// The options reachd runs with, from its debug line `options: [reachd] settle-ms=… …`
+    /// (the file or the arguments must set log-level debug), with a space at each end.
+    func effectiveOptions(_ arguments: [String] = []) async throws -> String {
+        let result = try await runReachd(arguments)
+        guard result.status == 1, let line = result.standardError.split(separator: "\n").first(where: { $0.contains("] options: ") }),
+              let start = line.range(of: "] options: ")?.upperBound else {
+            throw TestFailure("reachd logged no options at debug: \(result.transcript)")
+        }
+        return " \(line[start...]) "
+    }
+
+    /// reachd serving on `session` with these directories.
+    func startReachd(session: PrivateBus, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(ReachdProcess.executable, arguments + ["--system-bus-address", absentSystemBusAddress()],
+                         environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": session.address]) { $1 },
+                         unsetting: ["DBUS_SYSTEM_BUS_ADDRESS"], keepFatalWarnings: true)
+    }
+}
