@@ -161,19 +161,25 @@ struct NetworkManagerMockTests {
 
     @Test("--settle-ms: a flap shorter than the settle time announces nothing; a change that holds is announced once, after it")
     func settleTimeSuppressesFlaps() async throws {
-        try await withReachdOverWiFi(arguments: ["--settle-ms", "2000"]) { session, mock, _, monitor in
-            // Down and straight back up: two mock calls, well inside 2 s.
+        // 6 s: the flap is two python-dbusmock calls, which took over 2 s on a loaded 2-core machine
+        // (load average 14), so a 2 s settle time saw the flap as a change that held.
+        let settle = Duration.seconds(6)
+        try await withReachdOverWiFi(arguments: ["--settle-ms", "6000"]) { session, mock, _, monitor in
+            // Down and straight back up: two mock calls, well inside the settle time.
+            let flapStarted = ContinuousClock.now
             try await mock.setState(20)
             try await mock.setState(70)
-            try await Task.sleep(for: .seconds(3))
+            let flap = ContinuousClock.now - flapStarted
+            try #require(flap < settle, "the flap itself took \(flap): the machine is too slow for this test's settle time")
+            try await Task.sleep(for: settle + .seconds(1))
             #expect(monitor.signals.isEmpty, "a flap is never announced: \(monitor.signals)")
 
             let changed = ContinuousClock.now
             try await mock.setState(20)
             let expected = Self.offline.signals(after: Self.wifi)
-            try await monitor.waitForSignals(count: expected.count)
+            try await monitor.waitForSignals(count: expected.count, timeout: settle + .seconds(30))
             // A timer may fire late on a loaded machine, never early.
-            #expect(ContinuousClock.now - changed >= .milliseconds(2000), "announced only after the change held 2 s")
+            #expect(ContinuousClock.now - changed >= settle, "announced only after the change held the settle time")
             #expect(monitor.signals == expected)
             #expect(try await session.publishedProperties().standardOutput == Self.offline.busctlLines)
         }
