@@ -27,6 +27,7 @@ extension PublishedReachability {
         },
         ContractProperty("Details", "a{sv}", read: { $0.details.dbusValue(includingSince: true) },
                          compared: { $0.details.dbusValue(includingSince: false) }),
+        ContractProperty("CaptivePortalURL", "s") { .string($0.captivePortalURL) },
     ]
 
     /// The D-Bus property names, in the order `changedProperties(from:)` reports them.
@@ -60,8 +61,17 @@ extension ReachabilityDetails {
             if path.table != 0 { add("\(family)-table", .uint32(path.table)) }
             add("\(family)-error", path.error.map { .string($0) })
         }
+        add("networkd-online", networkdOnlineState.map { .string($0) })
+        if networkdOnlineState != nil {
+            add("networkd-link-online", .dictionary(key: "s", value: "s", networkdLinkOnlineStates.sorted { $0.key < $1.key }
+                .map { DictionaryEntry(.string($0.key), .string($0.value)) }))
+        }
         add("override-rule", overrideRule.map { .string($0) })
         if includingSince { add("override-since-usec", overrideSinceMicroseconds.map { .uint64($0) }) }
+        add("check-source", checkSource.map { .string($0) })
+        add("check-uri", checkURI.map { .string($0) })
+        add("check-http-status", checkHTTPStatus.map { .uint32($0) })
+        if includingSince { add("check-usec", checkMicroseconds.map { .uint64($0) }) }
         return .dictionary(key: "s", value: "v", entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 }

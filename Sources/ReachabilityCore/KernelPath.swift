@@ -32,12 +32,16 @@ public struct KernelPath: Sendable, Hashable {
     public var table: UInt32
     /// The next hop as text (`192.0.2.1`, `fe80::1%eth0`), nil when the destination is on the link.
     public var gateway: String?
+    /// The source address the kernel would use (`RTA_PREFSRC`) as text, nil when it named none.
+    public var source: String?
 
-    public init(verdict: Verdict, route: RouteLookupResult? = nil, table: UInt32 = 0, gateway: String? = nil) {
+    public init(verdict: Verdict, route: RouteLookupResult? = nil, table: UInt32 = 0, gateway: String? = nil,
+                source: String? = nil) {
         self.verdict = verdict
         self.route = route
         self.table = table
         self.gateway = gateway
+        self.source = source
     }
 
     public var isUsable: Bool { verdict == .ok }
@@ -51,8 +55,10 @@ extension PublishedReachability {
     /// with the rules of `init(kernelDefaultRoute:ipv6DefaultRoute:)`.
     ///
     /// `UnsatisfiedReason` when neither is usable: `blocked` if either family is blocked (a kill
-    /// switch), else IPv4's reason, unless IPv4 simply has no route and IPv6 says more.
-    public init(kernelPath4 ipv4: KernelPath, kernelPath6 ipv6: KernelPath) {
+    /// switch), else IPv4's reason, unless IPv4 simply has no route and IPv6 says more; and
+    /// `no-link` rather than `no-route` when no eligible link has carrier (`hasEligibleLink`
+    /// false: an uplink set down takes its routes with it, and the reason is the link).
+    public init(kernelPath4 ipv4: KernelPath, kernelPath6 ipv6: KernelPath, hasEligibleLink: Bool = true) {
         self.init(kernelDefaultRoute: ipv4.isUsable ? ipv4.route : nil,
                   ipv6DefaultRoute: ipv6.isUsable ? ipv6.route : nil)
         guard !status.isReachable else { return }
@@ -64,6 +70,7 @@ extension PublishedReachability {
             ipv4.verdict
         }
         unsatisfiedReason = UnsatisfiedReason(verdict)
+        if !hasEligibleLink, unsatisfiedReason == .noRoute { unsatisfiedReason = .noLink }
     }
 }
 

@@ -6,7 +6,7 @@
 /// | link | some link that can carry an Internet path (physical, routed virtual, PPP) is up with carrier |
 /// | routable | Status is 1 or 2 (no portal, no connection required) |
 /// | dns | routable, and a configured DNS server has a path |
-/// | online | dns, and NetworkManager's connectivity check is live and says full |
+/// | online | dns, and a connectivity check (NetworkManager's live one, or reachd's own) says full |
 ///
 /// ```swift
 /// NetworkLevel.dns >= .routable   // true
@@ -57,7 +57,7 @@ public struct PathFacts: Sendable, Hashable {
     public var supportsIPv6: Bool
     /// A configured DNS server has a path (no query is sent).
     public var supportsDNS: Bool
-    /// NetworkManager's connectivity check is enabled and available, so `full` was checked.
+    /// A real check decided `Connectivity`: NetworkManager's (enabled and available) or reachd's own.
     public var connectivityChecked: Bool
     /// Some link that can carry an Internet path is up with carrier.
     public var hasLink: Bool
@@ -92,6 +92,6 @@ extension PublishedReachability {
                      connectivity: connectivity, connectivityChecked: path.connectivityChecked)
     }
 
-    /// `InterfaceVersion`: 2 since the path API.
-    public static let interfaceVersion: UInt32 = 2
+    /// `InterfaceVersion`: 2 since the path API, 3 since reachd's own connectivity check (`CaptivePortalURL`).
+    public static let interfaceVersion: UInt32 = 3
 }

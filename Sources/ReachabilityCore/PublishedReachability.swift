@@ -33,6 +33,8 @@ public struct PublishedReachability: Sendable, Hashable {
     public var path: PathFacts = .none
     /// `Details`: what the value was decided from (diagnostics).
     public var details: ReachabilityDetails
+    /// `CaptivePortalURL`: the portal's login page while reachd's own check finds one, else `""`.
+    public var captivePortalURL: String = ""
 
     public init(
         status: NetworkReachabilityStatus,

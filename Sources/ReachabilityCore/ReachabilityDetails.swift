@@ -41,9 +41,22 @@ public struct ReachabilityDetails: Sendable, Hashable {
     /// `override-rule`: the decision-table row (`R3`, `R4` … `R9`) by which the kernel overrides
     /// NetworkManager, nil when it does not.
     public var overrideRule: String?
+    /// `networkd-online`: systemd-networkd's `OnlineState`, nil unless it is the source.
+    public var networkdOnlineState: String?
+    /// `networkd-link-online` (`a{ss}`): each link's own `OnlineState`, by name, for the links
+    /// networkd has one for (`reachctl wait -i IF:online` reads it); empty unless networkd is the source.
+    public var networkdLinkOnlineStates: [String: String] = [:]
     /// `override-since-usec`: when the disagreement began (CLOCK_MONOTONIC, µs). Changes of this
     /// key alone are not announced.
     public var overrideSinceMicroseconds: UInt64?
+    /// `check-source`: who checked connectivity (`networkmanager` or `reachd`), nil when nobody did.
+    public var checkSource: String?
+    /// `check-uri`, `check-http-status`, `check-usec`: reachd's own check, its URI, the HTTP status it
+    /// was answered (nil without an answer) and when it ended (CLOCK_MONOTONIC, µs; changes of this
+    /// key alone are not announced).
+    public var checkURI: String?
+    public var checkHTTPStatus: UInt32?
+    public var checkMicroseconds: UInt64?
 
     public init() {}
 }

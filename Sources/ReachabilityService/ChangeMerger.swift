@@ -42,6 +42,8 @@ actor ChangeMerger {
         /// The machine woke from sleep: look at everything again (host monitors re-resolve
         /// their names; addresses from before may belong to another network).
         case resumed
+        /// reachd's own connectivity check's verdict over the paths `key` names.
+        case reachdCheck(CheckPaths.PathKey, ConnectivityCheckResult)
     }
 
     /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
@@ -75,6 +77,12 @@ actor ChangeMerger {
     private var backoff = RetryBackoff()
     private var retry: Task<Void, Never>?
     private var firstValueWaiters: [CheckedContinuation<PublishedReachability, Never>] = []
+    /// reachd's own check: its last verdict (applied only over the paths it was made for), where
+    /// its paths are told, the last told, and the resumes so far.
+    private var reachdCheck: (key: CheckPaths.PathKey, result: ConnectivityCheckResult)?
+    private var checkPaths: AsyncStream<CheckPaths>.Continuation?
+    private var toldCheckPaths: CheckPaths?
+    private var resumes = 0
 
     /// A disagreement with NetworkManager that a timed row describes: since when, and which way.
     private struct Disagreement {
@@ -118,7 +126,11 @@ actor ChangeMerger {
         case .networkManager(let snapshot):
             networkManager = snapshot
             heardNetworkManager = true
+        case .reachdCheck(let key, let result):
+            reachdCheck = (key, result)
+            guard heardNetworkManager else { return }
         case .kernelChanged, .resumed:
+            if case .resumed = event { resumes += 1 }
             kernelReading = nil
             // The first value needs NetworkManager's first word (or its absence).
             guard heardNetworkManager else { return }
@@ -138,8 +150,16 @@ actor ChangeMerger {
         return await withCheckedContinuation { firstValueWaiters.append($0) }
     }
 
+    /// Tells `continuation` the paths reachd's own check runs over, after every evaluation that
+    /// changes them (or NetworkManager's check, or a resume).
+    func followCheckPaths(_ continuation: AsyncStream<CheckPaths>.Continuation) {
+        checkPaths = continuation
+        toldCheckPaths = nil
+    }
+
     /// Stops the settle, retry and override timers (the service is ending).
     func stop() {
+        checkPaths?.finish()
         settling?.cancel()
         retry?.cancel()
         overrideTimer?.cancel()
@@ -172,6 +192,21 @@ actor ChangeMerger {
         if value.status != .unknown {
             value.path = reading.facts
             value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
+        }
+        // Who checks connectivity: NetworkManager where its check is live, else reachd's own
+        // (its verdict enters as NetworkManager's does, and only over the paths it was made for).
+        let pathsToCheck = CheckPaths(ipv4: .init(reading.ipv4), ipv6: .init(reading.ipv6),
+                                      networkManagerChecks: networkManager?.connectivityCheckIsLive ?? false, resumes: resumes)
+        if value.status != .unknown {
+            if pathsToCheck.networkManagerChecks {
+                value.details.checkSource = "networkmanager"
+            } else if let reachdCheck, reachdCheck.key == pathsToCheck.key {
+                value = value.checked(by: reachdCheck.result)
+            }
+        }
+        if let checkPaths, pathsToCheck != toldCheckPaths {
+            toldCheckPaths = pathsToCheck
+            checkPaths.yield(pathsToCheck)
         }
 
         guard value != computed else { return }

@@ -3,26 +3,40 @@ import ReachabilityCore
 
 /// `CheckConnectivity()`: asks NetworkManager to run its connectivity check now
 /// (after a portal login page was closed, say) and answers the result, at most one
-/// call to NetworkManager every 10 s; callers in between share the pending or last
-/// answer. Without NetworkManager there is no check to run: `NotSupported`.
+/// check every 10 s; callers in between share the pending or last answer. Where
+/// NetworkManager's own check is off (or NetworkManager absent) and reachd has a check URI,
+/// reachd's own check runs instead. With neither there is no check to run: `NotSupported`.
 actor ConnectivityChecker {
     private static let interval: Duration = .seconds(10)
     private var bus: Connection?
+    /// NetworkManager's check is enabled and available.
+    private var networkManagerChecks = false
+    private var ownCheck: ReachdConnectivityCheck?
     private var lastCall: ContinuousClock.Instant?
     private var lastAnswer: String?
     private var pending: Task<Result<String, DBusError>, Never>?
 
     /// The system bus NetworkManager is on while it is there, nil otherwise.
-    func attach(_ bus: Connection?) {
+    func attach(_ bus: Connection?, checking: Bool = false) {
         self.bus = bus
+        networkManagerChecks = bus != nil && checking
         if bus == nil { lastAnswer = nil; lastCall = nil }
+    }
+
+    /// reachd's own check, configured with a URI.
+    func useOwnCheck(_ check: ReachdConnectivityCheck) {
+        ownCheck = check
     }
 
     func check() async throws(DBusError) -> String {
         if let pending { return try await pending.value.get() }
         if let lastCall, let lastAnswer, ContinuousClock.now - lastCall < Self.interval { return lastAnswer }
+        if let ownCheck, !networkManagerChecks {
+            let call = Task { () -> Result<String, DBusError> in .success(await ownCheck.checkNow().rawValue) }
+            return try await share(call)
+        }
         guard let bus else {
-            throw DBusError.notSupported("NetworkManager is not running here, so there is no connectivity check to run")
+            throw DBusError.notSupported("NetworkManager is not running here and reachd has no check URI, so there is no connectivity check to run")
         }
         let call = Task { () -> Result<String, DBusError> in
             do {
@@ -39,6 +53,10 @@ actor ConnectivityChecker {
                 return .failure(DBusError.failed("\(error)"))
             }
         }
+        return try await share(call)
+    }
+
+    private func share(_ call: Task<Result<String, DBusError>, Never>) async throws(DBusError) -> String {
         pending = call
         lastCall = .now
         let result = await call.value

@@ -27,14 +27,18 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     public var overrides: Bool
     /// How long NetworkManager and the kernel must disagree before the kernel's answer is published.
     public var overrideDelay: Duration
+    /// reachd's own connectivity check, nil when no URI is configured (then it opens no socket).
+    public var connectivityCheck: ConnectivityCheckConfiguration?
 
     public init(
         replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
         maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096,
         networkManagerCallTimeout: Duration = .seconds(5),
         probeIPv4: String? = nil, probeIPv6: String? = nil, allRouteEvents: Bool = false,
-        overrides: Bool = true, overrideDelay: Duration = .seconds(1)
+        overrides: Bool = true, overrideDelay: Duration = .seconds(1),
+        connectivityCheck: ConnectivityCheckConfiguration? = nil
     ) {
+        self.connectivityCheck = connectivityCheck
         self.overrides = overrides
         self.overrideDelay = overrideDelay
         self.probeIPv4 = probeIPv4
@@ -99,8 +103,10 @@ public struct ReachabilityDaemon: Sendable {
         let routes = try RouteLookup()
         let defaultRoutes = DefaultRouteSet()
         let paths = KernelPathFinder(routes: routes, probes: probes, defaultRoutes: defaultRoutes)
+        // One fair resolver for host monitors and reachd's own connectivity check.
+        let resolver = Resolver()
         let monitors = HostMonitorRegistry(
-            evaluator: HostEvaluator(routes: routes, paths: paths, resolver: Resolver()),
+            evaluator: HostEvaluator(routes: routes, paths: paths, resolver: resolver),
             limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
             logger: logger, portal: { publisher.current.connectivity == .portal },
             networkIsUp: { publisher.current.status.isReachable })
@@ -123,6 +129,19 @@ public struct ReachabilityDaemon: Sendable {
             start: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) },
             sourcesChanged: { Task { await monitors.reevaluate(on: session) } })
+        // reachd's own check, only with a URI: follows the merger's paths, reports to it.
+        var ownCheck: Task<Void, Never>?
+        defer { ownCheck?.cancel() }
+        if let configuration = configuration.connectivityCheck {
+            let check = ReachdConnectivityCheck(
+                loop: await session.loop, configuration: configuration, resolver: resolver, logger: logger,
+                report: { key, result in await merger.receive(.reachdCheck(key, result)) })
+            let (checkPaths, continuation) = AsyncStream.makeStream(of: CheckPaths.self, bufferingPolicy: .bufferingNewest(1))
+            await merger.followCheckPaths(continuation)
+            await checker.useOwnCheck(check)
+            ownCheck = Task { await check.follow(checkPaths) }
+            logger.info("connectivity check: \(configuration.uri) where NetworkManager does not check")
+        }
         let kernelChanges = try await NetlinkChangeMonitor(
             loop: session.loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
         // A resume (logind's, or seen in the clocks) has NetworkManager read again.
@@ -253,7 +272,7 @@ public struct ReachabilityDaemon: Sendable {
         do {
             try await backend.run(resyncs: resyncs) { snapshot in
                 if snapshot == nil { logger.notice("no word from NetworkManager (absent, or not answering yet); following the kernel's routes") }
-                await checker.attach(snapshot == nil ? nil : system)
+                await checker.attach(snapshot == nil ? nil : system, checking: snapshot?.connectivityCheckIsLive ?? false)
                 await merger.receive(.networkManager(snapshot))
             }
         } catch {

@@ -3,7 +3,7 @@ import ReachabilityContract
 import ReachabilityCore
 
 /// The declaration of `io.reachd.Reachability1` on `/io/reachd/Reachability1`:
-/// interface version 2 (dbus/io.reachd.Reachability1.xml is the source of truth,
+/// interface version 3 (dbus/io.reachd.Reachability1.xml is the source of truth,
 /// and a test holds this declaration to it). Its reachability properties come
 /// from the contract's table, `PublishedReachability.contractProperties`.
 enum ReachabilityInterface {

@@ -98,13 +98,27 @@ enum Reachd {
         if !loopIsSwiftsExecutor {
             logger.warning("this build cannot make the event loop Swift's executor: tasks hop to Swift's global pool, whose threads wake an idle reachd")
         }
+        // reachd's own connectivity check: only with a URI (the options checked it already).
+        var connectivityCheck: ConnectivityCheckConfiguration?
+        if let uri = options.connectivityURI {
+            do {
+                connectivityCheck = try ConnectivityCheckConfiguration(
+                    uri: uri, response: options.connectivityResponse,
+                    interval: .seconds(options.connectivityIntervalSeconds), timeout: .seconds(options.connectivityTimeoutSeconds),
+                    userAgent: "reachd/\(reachdVersion)")
+            } catch {
+                logger.error("\(error)")
+                return 64  // EX_USAGE
+            }
+        }
         let daemon = ReachabilityDaemon(
             configuration: ReachabilityDaemonConfiguration(
                 replace: options.replace, systemBusAddress: options.systemBusAddress,
                 settle: .milliseconds(options.settleMilliseconds),
                 maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
                 probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents,
-                overrides: options.overrides, overrideDelay: .milliseconds(options.overrideDelayMilliseconds)),
+                overrides: options.overrides, overrideDelay: .milliseconds(options.overrideDelayMilliseconds),
+                connectivityCheck: connectivityCheck),
             logger: logger, loop: loop)
         let shutdown = ShutdownRequest()
         do {

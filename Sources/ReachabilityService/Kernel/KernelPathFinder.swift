@@ -49,7 +49,8 @@ struct KernelPathFinder: Sendable {
             type: route.type, hasGateway: route.hasGateway, outgoingInterface: link.name,
             medium: link.classification.medium, linkIsUp: link.isUpAndRunning, isDefaultRoute: true)
         func path(_ verdict: KernelPath.Verdict) -> KernelPath {
-            KernelPath(verdict: verdict, route: lookup, table: route.table, gateway: gateway)
+            KernelPath(verdict: verdict, route: lookup, table: route.table, gateway: gateway,
+                       source: route.preferredSource?.description)
         }
         // local, broadcast, multicast: the probe is this machine's or its LAN's, not the Internet.
         guard route.type == .unicast else { return path(.noRoute) }
