@@ -146,8 +146,8 @@ struct ReachdSetting: Sendable {
         guard text.utf8.count > 7, text.prefix(7).lowercased() == "http://" else {
             throw refuse("needs an http:// URI (the check speaks plain HTTP)")
         }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-            throw refuse("cannot contain spaces or control characters")
+        guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw refuse("cannot contain spaces, control or non-ASCII characters (write a name in its xn-- form)")
         }
         let rest = text.dropFirst(7)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -170,6 +170,13 @@ struct ReachdSetting: Sendable {
         guard !host.isEmpty else { throw refuse("needs a host") }
         if let port {
             guard let number = Int(port), (1...65535).contains(number) else { throw refuse("needs a port from 1 to 65535") }
+        }
+        // The check's own reading of the URI must agree, or reachd would stop later, after
+        // taking its bus name, without the file and line.
+        do {
+            _ = try ConnectivityCheckConfiguration(uri: text)
+        } catch {
+            throw refuse("cannot be probed: \(error.reason)")
         }
         return text
     }
