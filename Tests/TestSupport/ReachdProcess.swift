@@ -51,7 +51,11 @@ public final class ReachdProcess: Sendable {
             throw TestFailure("reachd is not built at \(Self.executable)")
         }
         self.session = session
-        var environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_FATAL_WARNINGS": "1"]
+        // No configuration file of the machine's or the developer's: reachd reads
+        // $XDG_CONFIG_HOME/reachd/reachd.conf, else one in $XDG_CONFIG_DIRS, and either would
+        // change what every test sees. A test that wants a file passes --config.
+        var environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_FATAL_WARNINGS": "1",
+                           "XDG_CONFIG_HOME": "/nonexistent/reachd-tests", "XDG_CONFIG_DIRS": "/nonexistent/reachd-tests"]
         var reachdArguments = arguments
         if systemBusInEnvironment {
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus
