@@ -94,6 +94,9 @@ let package = Package(
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "ReachabilityNotifications", "reachd", "reachctl", "TestSupport"]),
+        // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
+        // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
+        .testTarget(name: "GioModuleTests", dependencies: ["reachd", "TestSupport"], exclude: ["consumers"]),
         // The service's pure parts, without root, buses or network: netlink
         // parsing, host grammar, IDNA, the NetworkManager property cache, the merger.
         .testTarget(

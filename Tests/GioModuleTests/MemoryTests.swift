@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import Testing
+
+extension GioModuleTests {
+    /// The module runs inside other people's processes: a monitor made, changed and released
+    /// (with a can_reach_async in flight as the app lets go) leaves no error and no leak behind.
+    @Suite("Memory: valgrind memcheck and AddressSanitizer", .timeLimit(.minutes(5)))
+    struct MemoryTests {
+        static let glibSuppressions = "/usr/share/glib-2.0/valgrind/glib.supp"
+        static let pygobjectSuppressions = ModuleBuilds.packageRoot + "/Tests/GioModuleTests/consumers/pygobject.supp"
+
+        @Test("create → two changes → release: memcheck finds no error and no definite leak (plain build); ASan finds nothing (ASan build)",
+              arguments: ModuleBuild.allCases)
+        func createChangeRelease(build: ModuleBuild) async throws {
+            try await withLab(setUp: wifiConnected) { lab in
+                var launcher: [String] = []
+                var environment: [String: String] = [:]
+                let log = "\(lab.scratch)/valgrind.log"
+                if build == .plain {
+                    guard access("/usr/bin/valgrind", X_OK) == 0 else {
+                        throw TestFailure("valgrind is missing: apt-get install valgrind (Scripts/test installs it)")
+                    }
+                    launcher = ["/usr/bin/valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
+                                "--show-leak-kinds=definite", "--error-exitcode=99", "--log-file=\(log)",
+                                "--suppressions=\(Self.pygobjectSuppressions)"]
+                    if access(Self.glibSuppressions, R_OK) == 0 { launcher.append("--suppressions=\(Self.glibSuppressions)") }
+                    // Every allocation through malloc, where memcheck sees it.
+                    environment = ["PYTHONMALLOC": "malloc", "G_SLICE": "always-malloc"]
+                }
+                let app = try await lab.app("lifecycle", "2", build: build, environment: environment, launcher: launcher)
+                defer { app.stop() }
+                try await app.first("ready", timeout: .seconds(120))
+                try await lab.networkManager.setState(50)
+                try await app.waitForChanges(1, timeout: .seconds(60))
+                try await lab.networkManager.setState(70)
+                let events = try await app.finish(timeout: .seconds(180))
+                #expect(events.map(\.event) == ["ready", "changed", "changed", "finalized", "done"], "\(app.transcript)")
+                if build == .plain {
+                    let report = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                    #expect(report.contains("ERROR SUMMARY: 0 errors"), "\(report)")
+                }
+            }
+        }
+    }
+}
