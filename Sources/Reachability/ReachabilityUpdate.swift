@@ -42,6 +42,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
     /// override, the word the service did not follow.
     public var networkManagerState: NMState?
+    /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
+    /// `networkd-link-online`); empty unless `backend` is `.systemdNetworkd`.
+    public var networkdLinkOnlineStates: [String: String] = [:]
 
     public init(
         status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
@@ -120,7 +123,14 @@ extension ReachabilityUpdate {
                                                         hasInternetPath: hasPath)
                 }
             case ("Details", let details):
-                if case .uint32(let state)? = Self.properties(in: details)["nm-state"]?.unwrappingVariant {
+                let details = Self.properties(in: details)
+                networkdLinkOnlineStates = [:]
+                if case .dictionary(_, _, let entries)? = details["networkd-link-online"]?.unwrappingVariant {
+                    for entry in entries {
+                        if let name = entry.key.stringValue, let state = entry.value.stringValue { networkdLinkOnlineStates[name] = state }
+                    }
+                }
+                if case .uint32(let state)? = details["nm-state"]?.unwrappingVariant {
                     networkManagerState = NMState(rawValue: state)
                 } else {
                     networkManagerState = nil

@@ -8,4 +8,7 @@ public enum Backend: String, Sendable, CaseIterable {
     case networkmanager
     /// The kernel's routing tables over rtnetlink, used when NetworkManager is not on the bus.
     case netlink
+    /// The kernel's path with what systemd-networkd adds (medium, `connecting`, links' online
+    /// states), used when networkd is on the bus with an `OnlineState` and NetworkManager is not.
+    case systemdNetworkd = "systemd-networkd"
 }

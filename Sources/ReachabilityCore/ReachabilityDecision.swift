@@ -4,7 +4,7 @@
 ///
 /// | row | when | published |
 /// |---|---|---|
-/// | R0 | NetworkManager not on the bus | the kernel's path (`netlink`) |
+/// | R0 | NetworkManager not on the bus | the kernel's path (`netlink`), with systemd-networkd's word when it is a source (`PublishedReachability(kernelPath4:kernelPath6:networkd:)`) |
 /// | R1 | NetworkManager starting (`Startup`), State < 60, a usable kernel path | the kernel's path |
 /// | R2 | ASLEEP | NetworkManager (`disabled`), never overridden |
 /// | R3 | a captive portal | NetworkManager; over a device it does not control while it says < 60, the kernel's path with the portal flags |
@@ -56,12 +56,19 @@ public struct ReachabilityDecision: Sendable, Hashable {
         public var disagreementHeld: Duration?
         /// When it began (CLOCK_MONOTONIC, µs), for `Details` only.
         public var disagreementSinceMicroseconds: UInt64?
+        /// systemd-networkd's word; nil while it is not on the bus. Used only without NetworkManager.
+        public var networkd: NetworkdSnapshot?
+        /// Some link that could carry a path (not loopback, not a sink) is up with carrier:
+        /// without it, no route is `no-link` (R13).
+        public var hasEligibleLink: Bool
 
         public init(
             networkManager: NetworkManagerSnapshot?, ipv4: KernelPath, ipv6: KernelPath = .none, overrides: Bool = true,
             delay: Duration = .seconds(1), disagreementHeld: Duration? = nil,
-            disagreementSinceMicroseconds: UInt64? = nil
+            disagreementSinceMicroseconds: UInt64? = nil, networkd: NetworkdSnapshot? = nil, hasEligibleLink: Bool = true
         ) {
+            self.networkd = networkd
+            self.hasEligibleLink = hasEligibleLink
             self.networkManager = networkManager
             self.ipv4 = ipv4
             self.ipv6 = ipv6
@@ -117,7 +124,8 @@ public struct ReachabilityDecision: Sendable, Hashable {
 
         init(_ input: Input) {
             self.input = input
-            kernel = PublishedReachability(kernelPath4: input.ipv4, kernelPath6: input.ipv6)
+            kernel = PublishedReachability(kernelPath4: input.ipv4, kernelPath6: input.ipv6,
+                                           hasEligibleLink: input.hasEligibleLink)
             kernelOK = input.ipv4.isUsable || input.ipv6.isUsable
             decidingIsIPv4 = input.ipv4.isUsable
             deciding = input.ipv4.isUsable ? input.ipv4 : input.ipv6.isUsable ? input.ipv6 : nil
@@ -141,6 +149,9 @@ public struct ReachabilityDecision: Sendable, Hashable {
                 details.networkManagerCheckLive = nm.connectivityCheckIsLive
                 details.networkManagerStartup = nm.startup
                 if kernelOK { details.pathDeviceControlled = deviceIsControlled }
+            } else if let networkd = input.networkd, networkd.isSource {
+                details.networkdOnlineState = networkd.onlineState
+                details.networkdLinkOnlineStates = networkd.linkOnlineStates
             }
             details.path4 = ReachabilityDetails.Path(input.ipv4)
             details.path6 = ReachabilityDetails.Path(input.ipv6)
@@ -153,7 +164,12 @@ public struct ReachabilityDecision: Sendable, Hashable {
     private static func evaluate(_ facts: Facts, timedRows: Bool) -> ReachabilityDecision {
         let input = facts.input
         // R0
-        guard let nm = input.networkManager else { return ReachabilityDecision(facts.kernel, .r0) }
+        guard let nm = input.networkManager else {
+            guard let networkd = input.networkd, networkd.isSource else { return ReachabilityDecision(facts.kernel, .r0) }
+            return ReachabilityDecision(PublishedReachability(
+                kernelPath4: input.ipv4, kernelPath6: input.ipv6, networkd: networkd,
+                hasEligibleLink: input.hasEligibleLink), .r0)
+        }
         let n = PublishedReachability(networkManager: nm)
         let state = nm.state
         let connected = state == .connectedSite || state == .connectedGlobal

@@ -35,6 +35,8 @@ actor ChangeMerger {
     enum Event: Sendable {
         /// NetworkManager's state, or nil when it is absent.
         case networkManager(NetworkManagerSnapshot?)
+        /// systemd-networkd's state, or nil when it is absent (it counts only without NetworkManager).
+        case networkd(NetworkdSnapshot?)
         /// A link, address or route changed in the kernel.
         case kernelChanged
         /// A pending disagreement may have held long enough.
@@ -67,6 +69,8 @@ actor ChangeMerger {
     /// NetworkManager's last word; meaningful once `heardNetworkManager`.
     private var networkManager: NetworkManagerSnapshot?
     private var heardNetworkManager = false
+    /// systemd-networkd's last word, nil while it is absent.
+    private var networkd: NetworkdSnapshot?
     /// The last value computed (published, or waiting out the settle time).
     private var computed: PublishedReachability?
     /// The kernel's paths and facts as last read, until the kernel says something changed:
@@ -126,6 +130,9 @@ actor ChangeMerger {
         case .networkManager(let snapshot):
             networkManager = snapshot
             heardNetworkManager = true
+        case .networkd(let snapshot):
+            networkd = snapshot
+            guard heardNetworkManager else { return }
         case .reachdCheck(let key, let result):
             reachdCheck = (key, result)
             guard heardNetworkManager else { return }
@@ -186,12 +193,13 @@ actor ChangeMerger {
         retry = nil
         if backoff.reset() { logger.notice("the kernel answers route lookups again") }
 
-        let decision = decide(paths)
+        let decision = decide(paths, hasEligibleLink: reading.hasEligibleLink)
         noteOverride(decision, paths: paths)
         var value = decision.published
         if value.status != .unknown {
             value.path = reading.facts
             value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
+            if value.backend == .systemdNetworkd, let networkd { value.path = value.path.withMedia(of: networkd) }
         }
         // Who checks connectivity: NetworkManager where its check is live, else reachd's own
         // (its verdict enters as NetworkManager's does, and only over the paths it was made for).
@@ -232,14 +240,15 @@ actor ChangeMerger {
 
     /// Evaluates the decision table, tracking how long a disagreement has held
     /// and arming the override timer while one is pending.
-    private func decide(_ paths: (ipv4: KernelPath, ipv6: KernelPath)) -> ReachabilityDecision {
+    private func decide(_ paths: (ipv4: KernelPath, ipv6: KernelPath), hasEligibleLink: Bool) -> ReachabilityDecision {
         let now = ContinuousClock.now
         func evaluate() -> ReachabilityDecision {
             ReachabilityDecision(.init(
                 networkManager: networkManager, ipv4: paths.ipv4, ipv6: paths.ipv6,
                 overrides: crossCheck.overrides, delay: crossCheck.delay,
                 disagreementHeld: disagreement.map { now - $0.since },
-                disagreementSinceMicroseconds: disagreement?.sinceMicroseconds))
+                disagreementSinceMicroseconds: disagreement?.sinceMicroseconds,
+                networkd: networkd, hasEligibleLink: hasEligibleLink))
         }
         var decision = evaluate()
         let timed = decision.pending ?? (decision.rule.isTimed ? decision.rule : nil)
@@ -274,14 +283,16 @@ actor ChangeMerger {
     private func noteOverride(_ decision: ReachabilityDecision, paths: (ipv4: KernelPath, ipv6: KernelPath)) {
         let now: ReachabilityDecision.Rule? = decision.published.source == .netlinkOverride ? decision.rule : nil
         guard now != overriding else { return }
-        let says = networkManager.map { "NetworkManager says \($0.state)" } ?? "NetworkManager is gone"
+        let networkdSays = decision.published.backend == .systemdNetworkd ? networkd.map { "systemd-networkd says \($0.onlineState)" } : nil
+        let says = networkManager.map { "NetworkManager says \($0.state)" } ?? networkdSays ?? "NetworkManager is gone"
         if let now {
             let path = paths.ipv4.isUsable ? paths.ipv4 : paths.ipv6
             let kernel: String
             if decision.published.reachable || decision.published.flags.contains(.reachable) {
                 let interface = path.route?.outgoingInterface ?? "?"
                 let device = networkManager?.device(kernelName: interface)
-                let control = device == nil ? "not known to NetworkManager"
+                let control = networkdSays != nil ? "not managed by systemd-networkd"
+                    : device == nil ? "not known to NetworkManager"
                     : device!.isExternal ? "configured outside NetworkManager" : "unmanaged"
                 kernel = "the kernel routes \(path.gateway.map { "via \($0) " } ?? "")over \(interface) (\(control))"
             } else {

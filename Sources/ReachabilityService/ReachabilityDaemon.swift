@@ -146,9 +146,12 @@ public struct ReachabilityDaemon: Sendable {
             loop: session.loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
         // A resume (logind's, or seen in the clocks) has NetworkManager read again.
         let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // Kernel link events have systemd-networkd's links listed again (its DescribeLink sends no signal).
+        let (linkChanges, linkChanged) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let sources = [
-            Task { await watchNetworkManager(reportingTo: merger, checker: checker, resyncs: resyncs, resync: resync) },
-            Task { await forwardKernelChanges(kernelChanges, to: merger, resync: resync) },
+            Task { await watchNetworkManager(reportingTo: merger, checker: checker, resyncs: resyncs, resync: resync,
+                                             networkdLinkChanges: linkChanges) },
+            Task { await forwardKernelChanges(kernelChanges, to: merger, resync: resync, linksChanged: linkChanged) },
         ]
         defer { sources.forEach { $0.cancel() } }
 
@@ -217,7 +220,8 @@ public struct ReachabilityDaemon: Sendable {
     /// daemon rewriting thousands of routes a second costs four evaluations a
     /// second, and a quiet kernel costs nothing (no timer is armed).
     private func forwardKernelChanges(_ changes: AsyncStream<Void>, to merger: ChangeMerger,
-                                      resync: AsyncStream<Void>.Continuation? = nil) async {
+                                      resync: AsyncStream<Void>.Continuation? = nil,
+                                      linksChanged: AsyncStream<Void>.Continuation? = nil) async {
         let interval = Duration.milliseconds(250)
         var last: ContinuousClock.Instant?
         // Without logind, a resume shows as the boot-time clock having run ahead; links
@@ -228,6 +232,7 @@ public struct ReachabilityDaemon: Sendable {
                 guard (try? await Task.sleep(until: last + interval)) != nil else { return }
             }
             last = .now
+            linksChanged?.yield()
             if sleeps.sleptSinceLastCheck(bootTime: Self.clock(CLOCK_BOOTTIME), monotonic: Self.clock(CLOCK_MONOTONIC)) {
                 logger.info("resume: resynchronising (the boot-time clock ran ahead: the machine slept)")
                 resync?.yield()
@@ -252,7 +257,8 @@ public struct ReachabilityDaemon: Sendable {
 
     /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
     private func watchNetworkManager(reportingTo merger: ChangeMerger, checker: ConnectivityChecker,
-                                     resyncs: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation) async {
+                                     resyncs: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation,
+                                     networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
         let system: Connection
         do {
             if let address = configuration.systemBusAddress {
@@ -267,6 +273,8 @@ public struct ReachabilityDaemon: Sendable {
         }
         let resumes = Task { await followResumes(on: system, resync: resync, merger: merger) }
         defer { resumes.cancel() }
+        let networkd = await watchNetworkd(on: system, reportingTo: merger, linkChanges: networkdLinkChanges)
+        defer { networkd.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         defer { Task { await checker.attach(nil) } }
         do {
@@ -280,6 +288,32 @@ public struct ReachabilityDaemon: Sendable {
             await merger.receive(.networkManager(nil))
         }
         await system.close()
+    }
+
+    /// Follows systemd-networkd on `system` (it counts only while NetworkManager is absent);
+    /// returns once its first word (or its absence) is with the merger, so that reachd's first
+    /// value, which waits for NetworkManager's first word, already has it.
+    private func watchNetworkd(on system: Connection, reportingTo merger: ChangeMerger,
+                               linkChanges: AsyncStream<Void>) async -> Task<Void, Never> {
+        let (firstReport, reported) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let backend = NetworkdBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        let task = Task { [logger] in
+            do {
+                try await backend.run(linkChanges: linkChanges) { snapshot in
+                    if let snapshot, !snapshot.isSource {
+                        logger.info("systemd-networkd is on the bus but has no OnlineState (no link is RequiredForOnline); not a source")
+                    }
+                    await merger.receive(.networkd(snapshot))
+                    reported.yield()
+                }
+            } catch {
+                logger.error("watching systemd-networkd failed: \(error)")
+                await merger.receive(.networkd(nil))
+            }
+            reported.finish()
+        }
+        for await _ in firstReport { break }
+        return task
     }
 
     private static func clock(_ id: clockid_t) -> Duration {

@@ -10,7 +10,8 @@ struct InterfaceCondition: Equatable {
         /// Listed with an Internet path of its own.
         case routable
         /// Routable, carrying the deciding path, while the network is online (NetworkManager's
-        /// check ran and found the Internet; it checks the primary device's path).
+        /// check ran and found the Internet; it checks the primary device's path). Where
+        /// systemd-networkd has an `OnlineState` of the link's own, that state is `online`.
         case online
     }
 
@@ -30,7 +31,9 @@ struct InterfaceCondition: Equatable {
         }
     }
 
-    func isSatisfied(by path: NetworkPath) -> Bool {
+    /// `networkdOnline`: systemd-networkd's `OnlineState` of each link it has one for.
+    func isSatisfied(by path: NetworkPath, networkdOnline: [String: String] = [:]) -> Bool {
+        if level == .online, let state = networkdOnline[name] { return state == "online" }
         guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else { return false }
         switch level {
         case .link: return true
@@ -41,7 +44,8 @@ struct InterfaceCondition: Equatable {
         }
     }
 
-    func reason(_ path: NetworkPath) -> String {
+    func reason(_ path: NetworkPath, networkdOnline: [String: String] = [:]) -> String {
+        if level == .online, let state = networkdOnline[name] { return "interface \(name) is \(state) (systemd-networkd)" }
         guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else {
             return "interface \(name) not present (or down)"
         }

@@ -47,7 +47,7 @@ struct WaitCondition: Equatable {
         if ipv4 && !path.supportsIPv4 { return false }
         if ipv6 && !path.supportsIPv6 { return false }
         if !interfaces.isEmpty {
-            let results = interfaces.map { $0.isSatisfied(by: path) }
+            let results = interfaces.map { $0.isSatisfied(by: path, networkdOnline: update.networkdLinkOnlineStates) }
             return any ? results.contains(true) : !results.contains(false)
         }
         if level == .link && !ignore.isEmpty {
@@ -57,9 +57,11 @@ struct WaitCondition: Equatable {
         return path.level >= level.networkLevel
     }
 
-    /// `online` needs a connectivity check that runs; without one it can never hold.
+    /// `online` needs a connectivity check that runs; without one it can never hold. An
+    /// interface's `online` also holds by systemd-networkd's word while it is the source.
     func canBeSatisfied(by update: ReachabilityUpdate) -> Bool {
-        let asksOnline = interfaces.isEmpty ? level == .online : interfaces.contains { $0.level == .online }
+        let asksOnline = interfaces.isEmpty ? level == .online
+            : interfaces.contains { $0.level == .online && update.backend != .systemdNetworkd }
         guard asksOnline, update.interfaceVersion >= 2, update.status != .unknown else { return true }
         return update.path.connectivityChecked
     }
@@ -69,7 +71,9 @@ struct WaitCondition: Equatable {
     func reason(_ update: ReachabilityUpdate) -> String {
         let path = NetworkPath(update)
         if !interfaces.isEmpty {
-            return interfaces.filter { !$0.isSatisfied(by: path) }.map { $0.reason(path) }.joined(separator: "; ")
+            let online = update.networkdLinkOnlineStates
+            return interfaces.filter { !$0.isSatisfied(by: path, networkdOnline: online) }
+                .map { $0.reason(path, networkdOnline: online) }.joined(separator: "; ")
         }
         var text = "level \(level.networkLevel.rawValue) not reached"
         let interface = update.interface.isEmpty ? "" : " on \(update.interface)"

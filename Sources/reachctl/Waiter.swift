@@ -116,7 +116,9 @@ struct Waiter {
             if followsDefaultRoute, !condition.interfaces.isEmpty {
                 var path = NetworkPath(watches[0].last)
                 path.availableInterfaces.removeAll { matchesAny($0.name, condition.ignore) }
-                results += condition.interfaces.map { $0.isSatisfied(by: path) }
+                results += condition.interfaces.map {
+                    $0.isSatisfied(by: path, networkdOnline: watches[0].last.networkdLinkOnlineStates)
+                }
             }
             return condition.any ? results.contains(true) : !results.contains(false)
         }

@@ -25,6 +25,9 @@ struct PathFactsReader: Sendable {
         let ipv6: KernelPath
         /// Everything but `connectivityChecked`, which is NetworkManager's to say.
         let facts: PathFacts
+        /// Some link that could carry a path (not loopback, not a sink) is up with carrier;
+        /// without one, no route reads `no-link`.
+        var hasEligibleLink = true
     }
 
     /// Throws when the kernel did not answer a lookup.
@@ -38,6 +41,7 @@ struct PathFactsReader: Sendable {
 
         var available: [PathFacts.AvailableInterface] = []
         var hasLink = false
+        var hasEligibleLink = false
         var underlay: InterfaceType?
         for name in LinkInspector.allNames() {
             let index = if_nametoindex(name)
@@ -45,6 +49,7 @@ struct PathFactsReader: Sendable {
             let carriesPath = pathInterfaces.contains(name)
             let linkClass = link.linkClass(carriesPath: carriesPath)
             if linkClass.countsForLinkLevel && link.isUpAndRunning { hasLink = true }
+            if linkClass.isEligibleForPath && link.isUpAndRunning { hasEligibleLink = true }
             // Available as NWPath means it: a link that could carry a path and is up with carrier.
             guard linkClass.isListedAsAvailable, link.isUpAndRunning else { continue }
             let hasInternetPath = carriesPath
@@ -66,7 +71,7 @@ struct PathFactsReader: Sendable {
             supportsDNS: try hasDNSPath(anyPath: ipv4.isUsable || ipv6.isUsable, links: links),
             hasLink: hasLink,
             underlyingInterfaceType: throughTunnel ? underlay : nil,
-            gateways: gateways, availableInterfaces: available))
+            gateways: gateways, availableInterfaces: available), hasEligibleLink: hasEligibleLink)
     }
 
     /// Some configured DNS server has a path. A resolver on this machine
