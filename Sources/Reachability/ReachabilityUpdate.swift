@@ -42,6 +42,11 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
     /// override, the word the service did not follow.
     public var networkManagerState: NMState?
+    /// Who checked connectivity (`Details`' `check-source`): `networkmanager`, `reachd` (its own
+    /// check, where NetworkManager does not check), `nil` when nobody did.
+    public var connectivityCheckSource: String?
+    /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
+    public var captivePortalURL: String = ""
     /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
     /// `networkd-link-online`); empty unless `backend` is `.systemdNetworkd`.
     public var networkdLinkOnlineStates: [String: String] = [:]
@@ -122,6 +127,8 @@ extension ReachabilityUpdate {
                     return PathFacts.AvailableInterface(name: name, type: InterfaceType(rawValue: type) ?? .other,
                                                         hasInternetPath: hasPath)
                 }
+            case ("CaptivePortalURL", .string(let text)):
+                captivePortalURL = text
             case ("Details", let details):
                 let details = Self.properties(in: details)
                 networkdLinkOnlineStates = [:]
@@ -135,6 +142,7 @@ extension ReachabilityUpdate {
                 } else {
                     networkManagerState = nil
                 }
+                connectivityCheckSource = details["check-source"]?.unwrappingVariant.stringValue
             default:
                 break
             }

@@ -49,7 +49,12 @@ enum Output {
           backend:      \(update.backend?.rawValue ?? "none")
           level:        \(path.level.rawValue)
         """
+        if let checker = update.connectivityCheckSource {
+            text += "\n  checked by:   \(checker == "networkmanager" ? "NetworkManager" : checker)"
+        }
         if path.unsatisfiedReason != .none { text += "\n  reason:       \(path.unsatisfiedReason.rawValue)" }
+        // Behind a portal reachd's own check found: where to log in.
+        if !update.captivePortalURL.isEmpty { text += "\n  log in at:    \(update.captivePortalURL)" }
         text += "\n  source:       \(update.source?.rawValue ?? "none")"
         // Under an override, what the service did not follow.
         if update.source == .netlinkOverride, let state = update.networkManagerState {
@@ -104,6 +109,9 @@ struct Report {
     var level: String?
     var unsatisfiedReason: String?
     var source: String?
+    /// `Details`' `check-source` and `CaptivePortalURL`, when there are such.
+    var connectivityCheckSource: String?
+    var captivePortalURL: String?
 
     init(status: NetworkReachabilityStatus, flags: ReachabilityFlags, host: String? = nil) {
         self.host = host
@@ -129,6 +137,8 @@ struct Report {
             level = path.level.rawValue
             unsatisfiedReason = path.unsatisfiedReason.rawValue
             source = path.source?.rawValue ?? ""
+            connectivityCheckSource = update.connectivityCheckSource
+            captivePortalURL = update.captivePortalURL.isEmpty ? nil : update.captivePortalURL
         }
     }
 }
@@ -145,7 +155,8 @@ extension Report: JSONRepresentable {
         ]
         for (key, value) in [("host", host), ("interfaceType", interfaceType), ("interface", interface),
                              ("connectivity", connectivity), ("backend", backend), ("level", level),
-                             ("unsatisfiedReason", unsatisfiedReason), ("source", source)] {
+                             ("unsatisfiedReason", unsatisfiedReason), ("source", source),
+                             ("connectivityCheckSource", connectivityCheckSource), ("captivePortalURL", captivePortalURL)] {
             if let value { fields[key] = .string(value) }
         }
         if let metered { fields["metered"] = .bool(metered) }

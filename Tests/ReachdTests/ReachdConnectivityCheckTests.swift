@@ -152,6 +152,10 @@ struct ReachdConnectivityCheckTests {
         }
     }
 
+    /// reachctl, built beside reachd.
+    static let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
+        .appendingPathComponent("reachctl").path
+
     // Flags: Reachable 0x2, ConnectionRequired 0x4, InterventionRequired 0x10.
 
     @Test("the expected body: online, checked by reachd, with reachd's User-Agent and the URI's Host")
@@ -191,6 +195,15 @@ struct ReachdConnectivityCheckTests {
                     "CaptivePortalURL": "s \"http://portal.reachd.test/login?from=check\"", "ConnectivityChecked": "b true",
                 ], "the redirect is a portal")
                 #expect(try await lab.property("Details").contains("\"check-http-status\" u 302"))
+
+                // reachctl status says who checked and where to log in.
+                let environment = ["DBUS_SESSION_BUS_ADDRESS": lab.session.address, "LANG": "C.UTF-8"]
+                let status = try await runTool(Self.reachctl, ["status"], environment: environment)
+                #expect(status.standardOutput.contains("\n  checked by:   reachd\n"), "\(status.transcript)")
+                #expect(status.standardOutput.contains("\n  log in at:    http://portal.reachd.test/login?from=check"), "\(status.transcript)")
+                let json = try await runTool(Self.reachctl, ["status", "--json"], environment: environment)
+                #expect(json.standardOutput.contains("\"captivePortalURL\":\"http://portal.reachd.test/login?from=check\""), "\(json.transcript)")
+                #expect(json.standardOutput.contains("\"connectivityCheckSource\":\"reachd\""), "\(json.transcript)")
             }
         }
     }
@@ -295,9 +308,7 @@ struct ReachdConnectivityCheckTests {
     func waitForOnline() async throws {
         try await Self.withLab { lab in
             try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/online")]) { reachd in
-                let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
-                    .appendingPathComponent("reachctl").path
-                let result = try await runTool(reachctl, ["wait", "--level", "online", "--timeout", "30"],
+                let result = try await runTool(Self.reachctl, ["wait", "--level", "online", "--timeout", "30"],
                                                environment: ["DBUS_SESSION_BUS_ADDRESS": lab.session.address], timeout: .seconds(40))
                 #expect(result.status == 0, "\(result.transcript)\n\(reachd.standardError)")
             }
