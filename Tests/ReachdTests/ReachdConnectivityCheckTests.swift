@@ -132,8 +132,9 @@ struct ReachdConnectivityCheckTests {
     }
 
     /// reachd in the lab's client namespace, without NetworkManager (no system bus), checking with `arguments`.
-    static func withReachd(_ lab: Lab, _ arguments: [String], _ body: (ReachdProcess) async throws -> Void) async throws {
-        try await TestSupport.withReachd(session: lab.session, systemBus: absentSystemBusAddress(), network: .named(lab.client),
+    static func withReachd(_ lab: Lab, _ arguments: [String], systemBus: String = absentSystemBusAddress(),
+                           _ body: (ReachdProcess) async throws -> Void) async throws {
+        try await TestSupport.withReachd(session: lab.session, systemBus: systemBus, network: .named(lab.client),
                                          arguments: ["--no-config", "--log-level", "debug"] + arguments, body)
     }
 
@@ -258,6 +259,38 @@ struct ReachdConnectivityCheckTests {
                 }
                 try await Task.sleep(for: .seconds(3))
                 #expect(lab.hits() == before + 1, "one check per change: \(lab.requests())")
+            }
+        }
+    }
+
+    @Test("a resume (logind's PrepareForSleep(false)) checks again, at wake and in the second round 5 s later")
+    func resumeChecksAgain() async throws {
+        try await Self.withLab { lab in
+            // A system bus with logind (python-dbusmock) and no NetworkManager.
+            let system = try PrivateBus(.system)
+            defer { system.stop() }
+            let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
+                                          unsetting: ["PYTHONPATH", "PYTHONHOME"])
+            defer { logind.stop(SIGKILL) }
+            try await eventually(timeout: .seconds(20), "dbusmock owns org.freedesktop.login1: \(logind.standardError)") {
+                try await system.owner(of: "org.freedesktop.login1") != nil
+            }
+            try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/online"), "--connectivity-interval", "0"],
+                                      systemBus: system.address) { reachd in
+                try await Self.expect(lab, reachd, ["Connectivity": "s \"full\""], "the first check")
+                try await Task.sleep(for: .seconds(1))
+                #expect(lab.hits() == 1, "\(lab.requests())")
+                try await runToolChecked("busctl", [
+                    "--address=\(system.address)", "call", "org.freedesktop.login1", "/org/freedesktop/login1",
+                    "org.freedesktop.DBus.Mock", "EmitSignal", "sssav", "org.freedesktop.login1.Manager",
+                    "PrepareForSleep", "b", "1", "b", "false"])
+                try await eventually(timeout: .seconds(10), "a check at wake: \(lab.requests())\n\(reachd.standardError)") {
+                    lab.hits() >= 2
+                }
+                try await eventually(timeout: .seconds(20), "a check 5 s after wake: \(lab.requests())\n\(reachd.standardError)") {
+                    lab.hits() >= 3
+                }
             }
         }
     }

@@ -64,6 +64,8 @@ actor ReachdConnectivityCheck {
     private var next: Task<Void, Never>?
     /// Failed rounds in a row (limited or portal), for the back-off.
     private var failures = 0
+    /// The last verdict, so that the log says a verdict once, not every interval.
+    private var lastVerdict: ConnectivityCheckResult.Verdict?
 
     /// The resolver's client name for the check's lookups.
     static let resolverClient = "reachd:connectivity-check"
@@ -159,7 +161,9 @@ actor ReachdConnectivityCheck {
         round = nil
         roundKey = nil
         failures = result.verdict == .full ? 0 : failures + 1
-        logger.info("connectivity check of \(configuration.uri): \(result.verdict.rawValue)\(result.httpStatus.map { " (HTTP \($0))" } ?? "")\(result.verdict == .portal ? ", log in at \(result.portalURL)" : "")")
+        let line = "connectivity check of \(configuration.uri): \(result.verdict.rawValue)\(result.httpStatus.map { " (HTTP \($0))" } ?? "")\(result.verdict == .portal ? ", log in at \(result.portalURL)" : "")"
+        if result.verdict != lastVerdict { logger.info("\(line)") } else { logger.debug("\(line)") }
+        lastVerdict = result.verdict
         await report(key, result)
         scheduleNext()
     }
