@@ -79,3 +79,13 @@ struct ConnectivityCheckAnswerTests {
         #expect(ConnectivityCheckResult.Verdict.full.better(.portal) == .full)
     }
 }
+
+extension ConnectivityCheckAnswerTests {
+    @Test("an answer is complete without the server closing once its body is as long as it says")
+    func completeAnswers() throws {
+        #expect(try #require(Self.answer("HTTP/1.1 204 No Content\r\n\r\n")).isComplete)
+        #expect(try #require(Self.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK")).isComplete)
+        #expect(try #require(Self.answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nOK")).isComplete == false)
+        #expect(try #require(Self.answer("HTTP/1.1 200 OK\r\n\r\nOK")).isComplete == false)
+    }
+}

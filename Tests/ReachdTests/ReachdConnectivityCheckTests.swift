@@ -47,10 +47,11 @@ struct ReachdConnectivityCheckTests {
     /// The web server: each path answers one way; every request is printed as
     /// `HIT PATH USER-AGENT HOST`. With `silentDNS` it also swallows DNS queries on port 53.
     static let serverScript = """
-        import http.server, socket, sys, threading
+        import http.server, socket, sys, threading, time
         address, port, silent_dns = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
         answers = {
             "/online": (200, {}, b"NetworkManager is online\\n"),
+            "/keep-open": (200, {}, b"NetworkManager is online\\n"),
             "/ok": (200, {}, b"OK"),
             "/check": (200, {}, b"reachd-online"),
             "/204": (204, {}, b""),
@@ -71,6 +72,10 @@ struct ReachdConnectivityCheckTests {
                 self.end_headers()
                 if status != 204:
                     self.wfile.write(body)
+                if self.path == "/keep-open":
+                    # A server that ignores Connection: close and keeps the connection open.
+                    self.wfile.flush()
+                    time.sleep(60)
             def log_message(self, *args):
                 pass
         if silent_dns:
@@ -174,6 +179,15 @@ struct ReachdConnectivityCheckTests {
                 let request = try #require(lab.requests().first)
                 #expect(request.hasPrefix("HIT /online reachd/"), "\(request)")
                 #expect(request.hasSuffix(" \(lab.peerAddress):8080"), "\(request)")
+            }
+        }
+    }
+
+    @Test("a server that keeps the connection open: the answer counts once its Content-Length is read, long before the timeout")
+    func keptOpenConnectionIsAnswered() async throws {
+        try await Self.withLab { lab in
+            try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/keep-open"), "--connectivity-timeout", "30"]) { reachd in
+                try await Self.expect(lab, reachd, ["Connectivity": "s \"full\""], within: .seconds(15), "the answer is read")
             }
         }
     }

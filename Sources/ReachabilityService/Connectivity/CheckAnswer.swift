@@ -41,6 +41,15 @@ struct CheckAnswer: Sendable, Equatable {
 
     func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
 
+    /// The whole answer is here without waiting for the server to close: a status without a
+    /// body (204, 304), or a body as long as `Content-Length` says. A server that keeps the
+    /// connection open in spite of `Connection: close` then costs no timeout.
+    var isComplete: Bool {
+        if status == 204 || status == 304 { return true }
+        guard let length = header("content-length").flatMap({ Int($0) }) else { return false }
+        return body.count >= min(length, Self.readLimit)
+    }
+
     /// The verdict, and a portal's `Location` when it gave one.
     func verdict(expecting response: String) -> (ConnectivityCheckResult.Verdict, location: String?) {
         if header("x-networkmanager-status")?.lowercased() == "online" { return (.full, nil) }
