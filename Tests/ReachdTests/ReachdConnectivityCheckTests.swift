@@ -44,11 +44,12 @@ struct ReachdConnectivityCheckTests {
         }
     }
 
-    /// The web server: each path answers one way; every request is printed as
-    /// `HIT PATH USER-AGENT HOST`. With `silentDNS` it also swallows DNS queries on port 53.
+    /// The web server: each path answers one way (in portal mode, every path redirects); every
+    /// request is printed as `HIT PATH USER-AGENT HOST from CLIENT-ADDRESS`. With `silentDNS` it
+    /// also swallows DNS queries on port 53. An address with a colon is served over IPv6.
     static let serverScript = """
         import http.server, socket, sys, threading, time
-        address, port, silent_dns = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+        address, port, silent_dns, portal = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "portal"
         answers = {
             "/online": (200, {}, b"NetworkManager is online\\n"),
             "/keep-open": (200, {}, b"NetworkManager is online\\n"),
@@ -61,8 +62,9 @@ struct ReachdConnectivityCheckTests {
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def do_GET(self):
-                print("HIT %s %s %s" % (self.path, self.headers.get("User-Agent"), self.headers.get("Host")), flush=True)
-                status, headers, body = answers.get(self.path, (404, {}, b"not here"))
+                print("HIT %s %s %s from %s" % (self.path, self.headers.get("User-Agent"), self.headers.get("Host"),
+                                                 self.client_address[0]), flush=True)
+                status, headers, body = answers["/redirect" if portal else self.path] if portal or self.path in answers else (404, {}, b"not here")
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
@@ -82,15 +84,18 @@ struct ReachdConnectivityCheckTests {
             dns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             dns.bind((address, 53))
             threading.Thread(target=lambda: [dns.recvfrom(4096) for _ in iter(int, 1)], daemon=True).start()
-        server = http.server.ThreadingHTTPServer((address, port), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        server = Server((address, port), Handler)
         print("ready", flush=True)
         server.serve_forever()
         """
 
     /// Starts the server in `namespace` on `address`:`port`, and waits until it listens.
-    static func serve(in namespace: String, address: String, port: Int, silentDNS: Bool = false) async throws -> ChildProcess {
+    static func serve(in namespace: String, address: String, port: Int, silentDNS: Bool = false,
+                      portal: Bool = false) async throws -> ChildProcess {
         let server = try ChildProcess("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/python3", "-c", serverScript,
-                                                       address, String(port), silentDNS ? "1" : "0"],
+                                                       address, String(port), silentDNS ? "1" : "0", portal ? "portal" : "-"],
                                       unsetting: ["PYTHONPATH", "PYTHONHOME"])
         try await eventually(timeout: .seconds(10), "the web server listens: \(server.standardError)") {
             if let status = server.poll() { throw TestFailure("the web server exited with \(status): \(server.standardError)") }
@@ -178,7 +183,7 @@ struct ReachdConnectivityCheckTests {
                 #expect(details.contains("\"check-usec\" t "), "\(details)")
                 let request = try #require(lab.requests().first)
                 #expect(request.hasPrefix("HIT /online reachd/"), "\(request)")
-                #expect(request.hasSuffix(" \(lab.peerAddress):8080"), "\(request)")
+                #expect(request.hasSuffix(" \(lab.peerAddress):8080 from \(lab.net).2"), "\(request)")
             }
         }
     }
@@ -188,6 +193,32 @@ struct ReachdConnectivityCheckTests {
         try await Self.withLab { lab in
             try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/keep-open"), "--connectivity-timeout", "30"]) { reachd in
                 try await Self.expect(lab, reachd, ["Connectivity": "s \"full\""], within: .seconds(15), "the answer is read")
+            }
+        }
+    }
+
+    @Test("both families: one request over each, from each path's source address; the better verdict counts (full over portal)")
+    func bothFamiliesAreChecked() async throws {
+        try await Self.withLab { lab in
+            let v6 = "fd42:\(String(Int.random(in: 1...0xfff), radix: 16))::"
+            try await lab.ip(lab.peer, "address", "add", "\(v6)1/64", "dev", "chk1", "nodad")
+            try await lab.ip(lab.client, "address", "add", "\(v6)2/64", "dev", "chk0", "nodad")
+            try await lab.ip(lab.client, "route", "add", "default", "via", "\(v6)1")
+            // The name has an address of each family (`ip netns exec` binds this over /etc/hosts).
+            try "127.0.0.1 localhost\n\(lab.peerAddress) check.reachd.test\n\(v6)1 check.reachd.test\n"
+                .write(toFile: "/etc/netns/\(lab.client)/hosts", atomically: true, encoding: .utf8)
+            // Over IPv4 a portal; over IPv6 the Internet.
+            let portal = try await Self.serve(in: lab.peer, address: lab.peerAddress, port: 8081, portal: true)
+            defer { portal.stop(SIGKILL) }
+            let internet = try await Self.serve(in: lab.peer, address: "\(v6)1", port: 8081)
+            defer { internet.stop(SIGKILL) }
+            try await Self.withReachd(lab, ["--connectivity-uri", "http://check.reachd.test:8081/online"]) { reachd in
+                try await Self.expect(lab, reachd, ["SupportsIPv4": "b true", "SupportsIPv6": "b true",
+                                                    "Connectivity": "s \"full\"", "Level": "s \"online\"",
+                                                    "CaptivePortalURL": "s \"\""], "the IPv6 answer counts")
+                #expect(portal.standardOutput.contains("HIT /online reachd/"), "IPv4 asked: \(portal.standardOutput)")
+                #expect(portal.standardOutput.contains(" from \(lab.net).2\n"), "from IPv4's source: \(portal.standardOutput)")
+                #expect(internet.standardOutput.contains(" from \(v6)2\n"), "from IPv6's source: \(internet.standardOutput)")
             }
         }
     }
