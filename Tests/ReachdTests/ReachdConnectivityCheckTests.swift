@@ -29,6 +29,13 @@ struct ReachdConnectivityCheckTests {
             }.count
         }
 
+        /// When each request came (the server's monotonic clock, seconds).
+        func times() -> [Double] {
+            server.standardOutput.split(separator: "\n").compactMap { line in
+                line.hasPrefix("TIME ") ? Double(line.dropFirst(5)) : nil
+            }
+        }
+
         func requests() -> [String] { server.standardOutput.split(separator: "\n").map(String.init).filter { $0.hasPrefix("HIT ") } }
 
         /// `ip -n NAMESPACE ARGUMENTS…`; a failure fails the test.
@@ -64,6 +71,7 @@ struct ReachdConnectivityCheckTests {
             def do_GET(self):
                 print("HIT %s %s %s from %s" % (self.path, self.headers.get("User-Agent"), self.headers.get("Host"),
                                                  self.client_address[0]), flush=True)
+                print("TIME %.3f" % time.monotonic(), flush=True)
                 status, headers, body = answers["/redirect" if portal else self.path] if portal or self.path in answers else (404, {}, b"not here")
                 self.send_response(status)
                 for name, value in headers.items():
@@ -336,6 +344,23 @@ struct ReachdConnectivityCheckTests {
                 try await eventually(timeout: .seconds(20), "a check 5 s after wake: \(lab.requests())\n\(reachd.standardError)") {
                     lab.hits() >= 3
                 }
+            }
+        }
+    }
+
+    @Test("after a portal verdict, checks again at 2, then 4 s (the back-off), though the interval is 300 s")
+    func backOffAfterAFailure() async throws {
+        try await Self.withLab { lab in
+            try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/login")]) { reachd in
+                try await eventually(timeout: .seconds(30), pollingEvery: .milliseconds(200),
+                                     "three checks: \(lab.requests())\n\(reachd.standardError)") {
+                    lab.times().count >= 3
+                }
+                let times = lab.times()
+                let (first, second) = (times[1] - times[0], times[2] - times[1])
+                // Never early; late only by what a loaded machine adds.
+                #expect(first >= 1.95 && first < 8, "\(times)")
+                #expect(second >= 3.95 && second < 10, "\(times)")
             }
         }
     }
