@@ -277,6 +277,7 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GVariant) all = NULL;
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  /* Cancelled: the monitor is going, or a newer read took this one's place. */
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   g_clear_object (&self->reread);
@@ -314,7 +315,8 @@ reread (ReachdNetworkMonitor *self)
 }
 
 /* NameOwnerChanged for reachd's name. Leaving: keep the last values and emit nothing; start
- * it again. A new owner (activated elsewhere, or --replace): read it and signal what differs. */
+ * it again. A new owner (activated, or --replace): read it and signal what differs. Either way
+ * a read already on its way may have gone to the owner that left, so it is asked again. */
 static void
 owner_changed (GDBusConnection *connection, const char *sender, const char *path,
                const char *interface, const char *signal, GVariant *parameters, gpointer user_data)
@@ -328,6 +330,9 @@ owner_changed (GDBusConnection *connection, const char *sender, const char *path
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (strcmp (name, REACHD_BUS_NAME) != 0)
     return;
+  if (self->reread != NULL)
+    g_cancellable_cancel (self->reread);
+  g_clear_object (&self->reread);
   if (new_owner[0] != '\0' && self->retry != NULL)
     {
       /* Back before the timer: no need to wait for it. */

@@ -68,5 +68,30 @@ extension GioModuleTests {
                                                          .changed(true, Self.full)], "\(app.transcript)")
             }
         }
+
+        /// A new reachd taking the name over (`--replace`, an update) announces nothing of its
+        /// first state: the module reads it, and signals what differs from the old one's.
+        @Test("reachd replaced: the new one is read, and only what differs (here the path) is signalled, once",
+              arguments: ModuleBuild.allCases)
+        func reachdReplaced(build: ModuleBuild) async throws {
+            try await withLab(setUp: wifiConnected) { lab in
+                let app = try await lab.app("watch", build: build)
+                defer { app.stop() }
+                #expect(try await app.first("ready").values == Self.full)
+                #expect(try await lab.reachdProperty("Interface") == "s \"wlan0\"")
+
+                // Cross-checked against its namespace, the new one finds the path leaving by rv0.
+                try await lab.startReachd(arguments: ["--replace"])
+                try await eventually("the new reachd publishes rv0") { try await lab.reachdProperty("Interface") == "s \"rv0\"" }
+                try await app.waitForChanges(1)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(app.seen == [.changed(true, Self.full)], "\(app.transcript)")
+
+                try await lab.networkManager.setManager("Connectivity", "u", "3")
+                try await app.waitForChanges(2)
+                let limited = MonitorValues(true, .limited)
+                #expect(Array(app.seen.dropFirst()) == [.notify("connectivity", limited), .changed(true, limited)], "\(app.transcript)")
+            }
+        }
     }
 }
