@@ -76,6 +76,8 @@ struct _ReachdNetworkMonitor
   GNetworkConnectivity connectivity;
   char *published_interface;
   char *published_gateway;
+  /* has_path() as last published, for can_reach in any thread (atomic). */
+  gint path;
 
   /* reachd away or replaced: a GetAll in flight, or the timer before the next one. */
   GCancellable *reread;
@@ -207,6 +209,7 @@ sync_properties (ReachdNetworkMonitor *self, gboolean emit)
   self->available = available;
   self->metered = metered;
   self->connectivity = connectivity;
+  g_atomic_int_set (&self->path, has_path (self));
   if (path_changed)
     {
       g_free (self->published_interface);
@@ -430,7 +433,7 @@ reachd_network_monitor_get_connection (ReachdNetworkMonitor *self)
 gboolean
 reachd_network_monitor_has_path (ReachdNetworkMonitor *self)
 {
-  return has_path (self);
+  return g_atomic_int_get (&self->path);
 }
 
 ReachdCheckHostQueue *

@@ -23,7 +23,7 @@ typedef struct _ReachdCheckHostQueue ReachdCheckHostQueue;
 
 /* reachd-network-monitor.c, for reachd-can-reach.c */
 GDBusConnection *reachd_network_monitor_get_connection (ReachdNetworkMonitor *self);
-gboolean reachd_network_monitor_has_path (ReachdNetworkMonitor *self);
+gboolean reachd_network_monitor_has_path (ReachdNetworkMonitor *self); /* any thread */
 ReachdCheckHostQueue *reachd_network_monitor_get_checks (ReachdNetworkMonitor *self);
 
 /* reachd-can-reach.c: GNetworkMonitor's can_reach, can_reach_async and can_reach_finish, and
