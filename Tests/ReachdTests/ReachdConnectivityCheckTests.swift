@@ -381,11 +381,25 @@ struct ReachdConnectivityCheckTests {
         }
     }
 
-    @Test("no URI: no request at all, and NetworkManager's absence leaves ConnectivityChecked false")
+    @Test("no URI: no request at all, no system call while idle, and ConnectivityChecked stays false")
     func noURINoRequests() async throws {
         try await Self.withLab { lab in
             try await Self.withReachd(lab, []) { reachd in
-                try await Task.sleep(for: .seconds(4))
+                // Start-up settles (the link's IPv6 address finishes its DAD), then reachd is idle.
+                try await Task.sleep(for: .seconds(3))
+                let trace = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-idle-\(reachd.pid)").path
+                defer { try? FileManager.default.removeItem(atPath: trace) }
+                let strace = try ChildProcess("/usr/bin/strace", ["-f", "-o", trace, "-p", String(reachd.pid)])
+                try await eventually(timeout: .seconds(10), "strace attaches: \(strace.standardError)") {
+                    strace.standardError.contains("attached")
+                }
+                try await Task.sleep(for: .seconds(3))
+                strace.stop(SIGINT)
+                _ = try? await strace.exit(timeout: .seconds(10))
+                // The wait reachd was in when strace let go is no call it made.
+                let calls = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .filter { !$0.contains("<detached") && !$0.contains("resuming interrupted") }
+                #expect(calls.isEmpty, "system calls while idle: \(calls.prefix(20))")
                 #expect(lab.hits() == 0, "\(lab.requests())")
                 #expect(try await lab.property("ConnectivityChecked") == "b false")
                 #expect(try await lab.property("Connectivity") == "s \"unknown\"")
