@@ -66,10 +66,13 @@ struct ConsumerEvent: Decodable, Sendable {
     var outcomes: [String: Int]?
     var max_gap_ms: Double?
     var answer_ms: Double?
+    var threads_before: Int?
+    var threads_after: Int?
+    var unique_name: String?
 
     enum CodingKeys: String, CodingKey {
         case event, type, property, available, connectivity, metered, signalled, ms, host, ok, error, sync, answered, succeeded
-        case errors, outcomes, max_gap_ms, answer_ms
+        case errors, outcomes, max_gap_ms, answer_ms, threads_before, threads_after, unique_name
         case asynchronous = "async"
     }
 

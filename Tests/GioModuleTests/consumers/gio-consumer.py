@@ -12,6 +12,9 @@ Every line on stdout is one JSON object, flushed at once.
                                           (HOST: a GNetworkAddress; inet:LITERAL a GInetSocketAddress;
                                           service:DOMAIN a GNetworkService for _http._tcp.DOMAIN)
   gio-consumer.py reach-on-usr1 HOST PORT get_default(), "ready", then on SIGUSR1 what reach says
+  gio-consumer.py footprint               on the session bus first (as a GApplication is), then
+                                          get_default(): the threads before and after, and the
+                                          app's unique name; then idle until SIGTERM
   gio-consumer.py cancel HOST PORT        can_reach_async cancelled at once, and sync with a
                                           cancelled GCancellable
   gio-consumer.py flood N HOST...         N can_reach_async in flight at once (hosts in turn); the
@@ -26,6 +29,7 @@ Every line on stdout is one JSON object, flushed at once.
                                           then released: "finalized" once it is gone
 """
 import json
+import os
 import signal
 import sys
 import time
@@ -84,6 +88,20 @@ def command_default():
     monitor = Gio.NetworkMonitor.get_default()
     took = (time.monotonic() - started) * 1000
     say(event="default", type=monitor.__gtype__.name, ms=took, **values(monitor))
+
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def command_footprint():
+    loop = GLib.MainLoop()
+    connection = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+    before = threads()
+    monitor = Gio.NetworkMonitor.get_default()
+    say(event="footprint", type=monitor.__gtype__.name, threads_before=before, threads_after=threads(),
+        unique_name=connection.get_unique_name())
+    run_until_terminated(loop)
 
 
 def command_watch():
@@ -262,6 +280,8 @@ def main(argv):
     command, arguments = argv[1], argv[2:]
     if command == "default":
         command_default()
+    elif command == "footprint":
+        command_footprint()
     elif command == "watch":
         command_watch()
     elif command == "reach":
