@@ -45,8 +45,8 @@ struct CheckPaths: Sendable, Hashable {
 /// 2, 4, 8 … up to `interval` seconds; on `CheckConnectivity()`; after a resume. Never while
 /// there is no path, and never while NetworkManager's own check is enabled and available.
 ///
-/// One round at a time, and in it at most one probe per family: a path change cancels the round
-/// in flight and waits for its end before the next starts. The families' verdicts combine as
+/// One round at a time, and in it at most one probe per family: a new round cancels the round in
+/// flight (its paths are gone, or a resume makes it stale) and waits for its end before probing. The families' verdicts combine as
 /// NetworkManager combines its devices' and families': the best counts (full, then portal, then
 /// limited), so an IPv6 path that answers is not hidden by a broken IPv4 one.
 actor ReachdConnectivityCheck {
@@ -60,7 +60,6 @@ actor ReachdConnectivityCheck {
 
     private var paths = CheckPaths()
     private var round: Task<ConnectivityCheckResult?, Never>?
-    private var roundKey: CheckPaths.PathKey?
     private var next: Task<Void, Never>?
     /// Failed rounds in a row (limited or portal), for the back-off.
     private var failures = 0
@@ -83,7 +82,7 @@ actor ReachdConnectivityCheck {
 
     /// Follows the merger's paths until the stream ends.
     func follow(_ updates: AsyncStream<CheckPaths>) async {
-        for await update in updates { await take(update) }
+        for await update in updates { take(update) }
         stop()
     }
 
@@ -106,7 +105,7 @@ actor ReachdConnectivityCheck {
         round = nil
     }
 
-    private func take(_ update: CheckPaths) async {
+    private func take(_ update: CheckPaths) {
         let old = paths
         paths = update
         guard canCheck else {
@@ -128,26 +127,25 @@ actor ReachdConnectivityCheck {
         }
         guard let reason else { return }
         failures = 0
-        if let round, roundKey != update.key {
-            round.cancel()
-            _ = await round.value
-        }
-        _ = startRound(reason: reason)
+        startRound(reason: reason)
     }
 
     @discardableResult
     private func startRound(reason: String) -> Task<ConnectivityCheckResult?, Never> {
         next?.cancel()
         next = nil
-        round?.cancel()
+        let previous = round
+        previous?.cancel()
         let key = paths.key
         let task = Task { [paths, configuration, resolver, loop, logger] () -> ConnectivityCheckResult? in
+            // The round before ends first (cancelled, it ends at once): never two probes of a family.
+            _ = await previous?.value
+            guard !Task.isCancelled else { return nil }
             logger.debug("connectivity check: probing \(configuration.uri) (\(reason))")
             let result = await Self.probe(paths, configuration: configuration, resolver: resolver, loop: loop, logger: logger)
             return Task.isCancelled ? nil : result
         }
         round = task
-        roundKey = key
         Task {
             guard let result = await task.value else { return }
             await finished(task, key: key, result: result)
@@ -159,7 +157,6 @@ actor ReachdConnectivityCheck {
                           result: ConnectivityCheckResult) async {
         guard round == task else { return }
         round = nil
-        roundKey = nil
         failures = result.verdict == .full ? 0 : failures + 1
         let line = "connectivity check of \(configuration.uri): \(result.verdict.rawValue)\(result.httpStatus.map { " (HTTP \($0))" } ?? "")\(result.verdict == .portal ? ", log in at \(result.portalURL)" : "")"
         if result.verdict != lastVerdict { logger.info("\(line)") } else { logger.debug("\(line)") }
