@@ -22,7 +22,8 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var interface: String
     /// `Metered`: NetworkManager says the connection costs by volume (or, without it, it is WWAN).
     public var isMetered: Bool
-    /// `Connectivity`: NetworkManager's connectivity check.
+    /// `Connectivity`: NetworkManager's connectivity check, or reachd's own where NetworkManager does not check
+    /// (`connectivityCheckSource` says which).
     public var connectivity: Connectivity
     /// `Backend`: the service's live source; `nil` when it has none or the service is not there.
     public var backend: Backend?
@@ -34,7 +35,8 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var unsatisfiedReason: UnsatisfiedReason = .unknown
     /// `Level`: how far the network goes.
     public var level: NetworkLevel = .unknown
-    /// `InterfaceVersion`: 2 for a reachd with the path API, 1 (absent) before it.
+    /// `InterfaceVersion`: 3 for a reachd with `CaptivePortalURL` and its own connectivity check, 2 for
+    /// one with the path API, 1 (absent) before it.
     public var interfaceVersion: UInt32 = 1
     /// The path API's facts (`SupportsIPv4`, …, `AvailableInterfaces`); all false and empty
     /// from an older reachd.
