@@ -391,7 +391,8 @@ reachd_network_monitor_initable_init (GInitable *initable, GCancellable *cancell
 
   /* Subscribed before GetAll, so that no change after its reply is missed. This rule is the one
    * GDBus itself adds to follow the owner of a well-known sender, so the bus holds one rule for
-   * both. */
+   * both. A change reachd announces during the round trip itself arrives after the reply and is
+   * applied on top of it, as GDBusProxy does: the app may see it, once, after init. */
   self->owner_subscription =
     g_dbus_connection_signal_subscribe (self->connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "NameOwnerChanged", "/org/freedesktop/DBus", REACHD_BUS_NAME,
