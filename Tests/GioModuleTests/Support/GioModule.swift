@@ -39,15 +39,11 @@ actor ModuleBuilds {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// This process's builds, removed when it exits.
-    static let root: String = {
-        let root = "/tmp/reachd-gio-module-\(getpid())"
-        atexit {
-            let path = "/tmp/reachd-gio-module-\(getpid())"
-            try? FileManager.default.removeItem(atPath: path)
-        }
-        return root
-    }()
+    /// The builds, inside the package's git-ignored scratch folders rather than /tmp, rebuilt by
+    /// every test run. A folder under /tmp named after this process and removed at exit lost its
+    /// module in the middle of a full `Scripts/test` (ld: cannot open output file), while the
+    /// suite alone kept it; nothing here removes this one.
+    static let root = packageRoot + "/.build-gio-tests"
 
     /// gcc's libasan, the runtime the ASan build needs.
     static let asanRuntime: String = {
