@@ -117,14 +117,16 @@ extension GioModuleTests {
             }
         }
 
-        /// The app's main loop is timed by a 1 ms timeout source; the figure is the best of three
-        /// apps, since any process on a loaded 2-core machine is sometimes preempted for longer,
-        /// while a module that held the loop up (a blocking call, a long batch) would in each.
+        /// The app's main loop is timed by a 1 ms timeout source, less the time the app's thread
+        /// waited for a CPU (the kernel's run_delay): beside a CPU hog on two shared cores,
+        /// preemption alone parted two turns by 10.4 ms in each of three apps, while a module that
+        /// held the loop up (a blocking call, a long batch) is running or asleep then, not waiting.
+        /// The figure is still the best of three apps.
         @Test("1,000 can_reach_async in flight from one app: all answered, and its main loop never away more than 10 ms",
               arguments: ModuleBuild.allCases)
         func thousandInFlight(build: ModuleBuild) async throws {
             try await withLab(setUp: wifiConnected) { lab in
-                var gaps: [Double] = []
+                var gaps: [Double] = [], wallGaps: [Double] = []
                 for _ in 0..<3 {
                     let app = try await lab.app("flood", "1000", "127.0.0.1", "::1", "localhost", "192.0.2.9", build: build)
                     defer { app.stop() }
@@ -133,8 +135,9 @@ extension GioModuleTests {
                     #expect(result.answered == 1000 && result.succeeded == 1000, "\(app.transcript)")
                     #expect(result.errors?.isEmpty == true, "\(result.errors ?? [:])")
                     gaps.append(result.max_gap_ms ?? .infinity)
+                    wallGaps.append(result.max_wall_gap_ms ?? .infinity)
                 }
-                #expect(gaps.min()! <= 10, "longest gap between main-loop turns, per app: \(gaps) ms")
+                #expect(gaps.min()! <= 10, "longest gap between main-loop turns, per app: \(gaps) ms (by the wall clock, preemption included: \(wallGaps) ms)")
             }
         }
     }

@@ -64,7 +64,10 @@ struct ConsumerEvent: Decodable, Sendable {
     var succeeded: Int?
     var errors: [String: Int]?
     var outcomes: [String: Int]?
+    /// The longest time between two main-loop turns, less the time the app waited for a CPU.
     var max_gap_ms: Double?
+    /// The same by the wall clock, preemption included.
+    var max_wall_gap_ms: Double?
     var answer_ms: Double?
     var threads_before: Int?
     var threads_after: Int?
@@ -72,7 +75,7 @@ struct ConsumerEvent: Decodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case event, type, property, available, connectivity, metered, signalled, ms, host, ok, error, sync, answered, succeeded
-        case errors, outcomes, max_gap_ms, answer_ms, threads_before, threads_after, unique_name
+        case errors, outcomes, max_gap_ms, max_wall_gap_ms, answer_ms, threads_before, threads_after, unique_name
         case asynchronous = "async"
     }
 
