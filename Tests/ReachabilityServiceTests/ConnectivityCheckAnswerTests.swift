@@ -62,6 +62,10 @@ struct ConnectivityCheckAnswerTests {
         #expect(check.absolute("/login") == "http://10.0.0.1:8080/login")
         #expect(check.absolute("//portal.example/x") == "http://portal.example/x")
         #expect(check.absolute("login") == "http://10.0.0.1:8080/dir/login")
+        #expect(check.absolute("https://portal.example/") == "https://portal.example/")
+        #expect(check.absolute("/login?next=http://x/") == "http://10.0.0.1:8080/login?next=http://x/")
+        #expect(check.absolute("a+b://x") == "a+b://x")
+        #expect(check.absolute("1a://x") == "http://10.0.0.1:8080/dir/1a://x")
     }
 
     @Test("only http:// with a host is probed", arguments: [

@@ -89,11 +89,22 @@ public struct ConnectivityCheckConfiguration: Sendable, Equatable {
 
     /// An absolute URL for a redirect's `Location` (which may be relative).
     func absolute(_ location: String) -> String {
-        if location.contains("://") { return location }
+        if Self.hasScheme(location) { return location }
         if location.hasPrefix("//") { return "http:" + location }
         if location.hasPrefix("/") { return "http://\(hostHeader)\(location)" }
         let directory = target.prefix { $0 != "?" }
         let base = directory.lastIndex(of: "/").map { directory[...$0] } ?? "/"
         return "http://\(hostHeader)\(base)\(location)"
+    }
+
+    /// Whether `location` starts with a scheme and `://` (RFC 3986: a letter, then letters,
+    /// digits, `+`, `-` or `.`), so `/login?next=http://x` stays relative. Spelled without
+    /// `String.contains(String)`: that lives in _StringProcessing, which links the regex engine
+    /// into reachd (+1.65 MB stripped, +0.8 MiB idle RSS; README, "Installed size").
+    static func hasScheme(_ location: String) -> Bool {
+        guard let colon = location.firstIndex(of: ":"), location[colon...].hasPrefix("://") else { return false }
+        let scheme = location[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 }
