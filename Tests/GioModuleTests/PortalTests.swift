@@ -41,7 +41,8 @@ extension GioModuleTests {
             try await withLab(setUp: wifiConnected) { lab in
                 let portal = try await Portal(lab: lab, build: .plain)
                 defer { portal.stop() }
-                let sandbox = try await SandboxedBus(session: lab.session)
+                let sandbox = try await SandboxProxy(session: lab.session, shared: "network;ipc;", appID: "org.example.GioApp",
+                                                     filter: SandboxProxy.portalsOnly)
                 defer { sandbox.stop() }
                 #expect(try await Self.getStatus(address: lab.session.address) == Self.full)
                 #expect(try await Self.getStatus(address: sandbox.address) == Self.full)
@@ -84,7 +85,8 @@ extension GioModuleTests {
             try await withLab(setUp: wifiConnected) { lab in
                 let portal = try await Portal(lab: lab, build: .plain)
                 defer { portal.stop() }
-                let sandbox = try await SandboxedBus(session: lab.session)
+                let sandbox = try await SandboxProxy(session: lab.session, shared: "network;ipc;", appID: "org.example.GioApp",
+                                                     filter: SandboxProxy.portalsOnly)
                 defer { sandbox.stop() }
                 let calls = try BackgroundTool("dbus-monitor", ["--address", lab.session.address,
                                                                 "type='method_call',interface='io.reachd.Reachability1',member='CheckHost'"])
