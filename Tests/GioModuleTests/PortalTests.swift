@@ -36,13 +36,19 @@ extension GioModuleTests {
             monitor.lines.filter { $0.contains("\(Portal.interface).changed") }.count
         }
 
+        /// A Flatpak app's bus that shares the network, filtered as Flatpak filters every app's bus:
+        /// the portals only.
+        static func sandboxedApp(_ lab: Lab) async throws -> SandboxProxy {
+            try await SandboxProxy(session: lab.session, shared: "network;ipc;", appID: "org.example.GioApp",
+                                   filter: SandboxProxy.portalsOnly)
+        }
+
         @Test("GetStatus follows the table after each change, and `changed` arrives once for each, for a host app and a sandboxed one")
         func statusAndChangedSignal() async throws {
             try await withLab(setUp: wifiConnected) { lab in
                 let portal = try await Portal(lab: lab, build: .plain)
                 defer { portal.stop() }
-                let sandbox = try await SandboxProxy(session: lab.session, shared: "network;ipc;", appID: "org.example.GioApp",
-                                                     filter: SandboxProxy.portalsOnly)
+                let sandbox = try await Self.sandboxedApp(lab)
                 defer { sandbox.stop() }
                 #expect(try await Self.getStatus(address: lab.session.address) == Self.full)
                 #expect(try await Self.getStatus(address: sandbox.address) == Self.full)
@@ -85,8 +91,7 @@ extension GioModuleTests {
             try await withLab(setUp: wifiConnected) { lab in
                 let portal = try await Portal(lab: lab, build: .plain)
                 defer { portal.stop() }
-                let sandbox = try await SandboxProxy(session: lab.session, shared: "network;ipc;", appID: "org.example.GioApp",
-                                                     filter: SandboxProxy.portalsOnly)
+                let sandbox = try await Self.sandboxedApp(lab)
                 defer { sandbox.stop() }
                 let calls = try BackgroundTool("dbus-monitor", ["--address", lab.session.address,
                                                                 "type='method_call',interface='io.reachd.Reachability1',member='CheckHost'"])
