@@ -20,6 +20,7 @@ REACHD_TEST_PACKAGES=(
     python3-gi gir1.2-glib-2.0    # a GLib app asking for its network monitor (GioModuleTests)
     xdg-desktop-portal valgrind   # the portal over the GIO module; memcheck of the module
     strace                        # zero system calls while idle, counted (kernel path, connectivity check)
+    zsh fish                      # reachctl's completion scripts, run by the shells they are for
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

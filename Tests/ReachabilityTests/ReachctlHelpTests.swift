@@ -123,16 +123,97 @@ struct ReachctlHelpTests {
         #expect(try await Self.bashCompletions(["wait", "-i", "l"]).contains("lo"))
     }
 
-    /// zsh and fish are not among the packages the tests install, so their scripts are read,
-    /// not run: the values must be in the entry for --level.
-    @Test("zsh and fish completion scripts offer --level's values")
-    func zshAndFishCompleteLevels() async throws {
-        let zsh = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "zsh"]).standardOutput
-        #expect(zsh.contains("___level=('link' 'routable' 'dns' 'online')"), "\(zsh)")
-        #expect(zsh.contains("'--level[") && zsh.contains(":level:{__reachctl_complete \"${___level[@]}\"}"), "\(zsh)")
-        let fish = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "fish"]).standardOutput
-        let level = fish.split(separator: "\n").first { $0.contains("-l 'level'") }
-        #expect(level?.contains("-rfka 'link routable dns online'") == true, "\(level ?? "no --level line")")
-        for script in [zsh, fish] { #expect(script.contains("ls /sys/class/net"), "-i completes interface names") }
+    /// The shell reachctl's completion script is for, which `Scripts/test` installs with the other
+    /// test packages: without it the test fails and says so, rather than passing unrun.
+    static func installedShell(_ name: String) throws -> String {
+        let path = "/usr/bin/\(name)"
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure("\(name) is missing (Debian package \(name), in REACHD_TEST_PACKAGES): reachctl's \(name) completions cannot be run")
+        }
+        return path
+    }
+
+    /// What fish offers after `reachctl WORDS…`, from the completion script reachctl generates,
+    /// run by fish itself.
+    static func fishCompletions(_ words: [String]) async throws -> [String] {
+        let fish = try installedShell("fish")
+        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "fish"]).standardOutput
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8)).fish")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let line = (["reachctl"] + words).joined(separator: " ")
+        let result = try await runToolChecked(fish, ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", file.path, line])
+        // One line per candidate: the value, then a tab and its description.
+        return result.standardOutput.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+    }
+
+    /// What zsh's completion system offers after `reachctl WORDS…` when TAB is pressed. An
+    /// interactive zsh on a pseudo-terminal (zsh's zpty module) runs compinit and finds reachctl's
+    /// script on its fpath as `_reachctl`, as an installed one is found; its `compadd`, which every
+    /// completion function offers its matches through, writes down each match it adds. Nothing
+    /// offered is an error carrying what the terminal showed: no test here expects nothing, and it
+    /// is how a broken set-up would show.
+    static func zshCompletions(_ words: [String]) async throws -> [String] {
+        let zsh = try installedShell("zsh")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("functions"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "zsh"]).standardOutput
+        try script.write(to: folder.appendingPathComponent("functions/_reachctl"), atomically: true, encoding: .utf8)
+        // Sourced by the interactive zsh, with the folder as $1.
+        try #"""
+            PS1= RPS1=
+            folder=$1
+            fpath=($folder/functions $fpath)
+            autoload -Uz compinit && compinit -u -D
+            bindkey -e
+            bindkey '^I' complete-word
+            # Calls with -O, -A or -D only fill an array and offer nothing: they pass through.
+            compadd() {
+                if (( ${${@[1,(i)(-|--)]}[(I)-[OAD]*]} )); then
+                    builtin compadd "$@"
+                    return
+                fi
+                local -a reachctl_test_matches
+                builtin compadd -O reachctl_test_matches "$@"
+                (( ${#reachctl_test_matches} )) && print -rl -- $reachctl_test_matches >> $folder/matches
+                builtin compadd "$@"
+            }
+            zle-line-init() { print -rn -- 'line editor READY' }
+            zle -N zle-line-init
+            """#.write(to: folder.appendingPathComponent("setup.zsh"), atomically: true, encoding: .utf8)
+        let line = (["reachctl"] + words).joined(separator: " ")
+        let result = try await runToolChecked(zsh, ["-f", "-c", #"""
+            zmodload zsh/zpty || exit 1
+            export TERM=dumb
+            zpty shell ${(q)0} -f -i
+            zpty -w shell "source ${(q)1}/setup.zsh ${(q)1}"
+            # Keys typed before the line editor has the terminal are read as a cooked line, where
+            # ^U erases it: type only once the editor says it is ready.
+            zpty -r -m shell terminal '*line editor READY*' || { print -r -- "${(V)terminal}" >&2; exit 1 }
+            # TAB completes; then ^U empties the line and exit ends the shell, in that order.
+            zpty -w -n shell "$2"$'\t\C-uexit\n'
+            while zpty -r shell output; do terminal+=$output; done
+            zpty -d shell
+            print -r -- "${(V)terminal}" >&2
+            if [[ -e $1/matches ]]; then cat $1/matches; fi
+            """#, zsh, folder.path, line], timeout: .seconds(30))
+        let matches = result.standardOutput.split(separator: "\n").map(String.init)
+        if matches.isEmpty { throw TestFailure("zsh offered nothing after '\(line)':\n\(result.transcript)") }
+        return matches
+    }
+
+    @Test("fish completes --level's values, and -i's from the machine's interfaces")
+    func fishCompletesLevels() async throws {
+        #expect(try await Self.fishCompletions(["wait", "--level", ""]) == ["link", "routable", "dns", "online"])
+        #expect(try await Self.fishCompletions(["wait", "--level", "r"]) == ["routable"])
+        #expect(try await Self.fishCompletions(["wait", "-i", "l"]).contains("lo"))
+    }
+
+    @Test("zsh completes --level's values, and -i's from the machine's interfaces")
+    func zshCompletesLevels() async throws {
+        #expect(try await Self.zshCompletions(["wait", "--level", ""]) == ["link", "routable", "dns", "online"])
+        #expect(try await Self.zshCompletions(["wait", "--level", "r"]) == ["routable"])
+        #expect(try await Self.zshCompletions(["wait", "-i", "l"]).contains("lo"))
     }
 }
