@@ -21,7 +21,8 @@
  *                                        from a monitor path arrived; prints "down|up ms signals" per flip
  *   floor ADDR N ROUNDS                  the bus's floor for the same traffic: a forked minimal C emitter sends, per
  *                                        round, N monitor-path PropertiesChanged + ReachabilityChanged pairs (what
- *                                        reachd sends per flip) and this client counts them as `reeval` does;
+ *                                        reachd sends per flip: the same seven properties with the same values)
+ *                                        and this client counts them as `reeval` does;
  *                                        prints "ms signals" per round (stamp: just before the "go" to the emitter)
  *   fuzz ADDR N SEED                     N malformed/random calls to reachd, each must be answered; prints counts
  *   start ADDR NAME RUNS -- PROGRAM ARGS…  runs PROGRAM RUNS times: exec → NAME owned → first GetStatus reply;
@@ -381,7 +382,10 @@ static int floor_emit(const char *addr, int n, int go_fd, int ready_fd) {
         dbus_int32_t status = round % 2 ? 2 : 0;
         dbus_uint32_t flags = round % 2 ? 0x20002 : 0;
         dbus_bool_t reachable = status > 0;
-        const char *text = status ? "ReachableViaWiFi" : "NotReachable", *iface = MON_IFACE;
+        /* The seven properties reachd's monitors announce for such a flip, with the same values
+         * (dbus-monitor on the bench's bus): the floor must carry the same bytes as reachd. */
+        const char *text = status ? "Reachable via WiFi" : "Not Reachable", *iface = MON_IFACE;
+        const char *link = status ? "rb0" : "", *link_type = status ? "ethernet" : "none";
         for (int i = 0; i < n; i++) {
             char path[96];
             snprintf(path, sizeof path, MON_PATHS "/%d", i + 1);
@@ -393,7 +397,10 @@ static int floor_emit(const char *addr, int n, int go_fd, int ready_fd) {
             append_prop(&dict, "Status", DBUS_TYPE_INT32, "i", &status);
             append_prop(&dict, "Flags", DBUS_TYPE_UINT32, "u", &flags);
             append_prop(&dict, "Reachable", DBUS_TYPE_BOOLEAN, "b", &reachable);
+            append_prop(&dict, "ReachableViaWiFi", DBUS_TYPE_BOOLEAN, "b", &reachable);
             append_prop(&dict, "StatusString", DBUS_TYPE_STRING, "s", &text);
+            append_prop(&dict, "Interface", DBUS_TYPE_STRING, "s", &link);
+            append_prop(&dict, "InterfaceType", DBUS_TYPE_STRING, "s", &link_type);
             dbus_message_iter_close_container(&it, &dict);
             dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &none);
             dbus_message_iter_close_container(&it, &none);
