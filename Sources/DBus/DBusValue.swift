@@ -57,6 +57,32 @@ public enum DBusValue: Sendable, Hashable {
         }
     }
 
+    /// Whether this value's complete type is `signature`, without making its text for the
+    /// values a message most often holds (basic values and variants): the writer asks this of
+    /// every element of every array and dictionary it checks.
+    func hasSignature(_ signature: Signature) -> Bool {
+        let expected = signature.rawValue.utf8
+        if let code = basicTypeCode { return expected.count == 1 && expected.first == code }
+        if case .variant = self { return expected.count == 1 && expected.first == UInt8(ascii: "v") }
+        return signatureText == signature.rawValue
+    }
+
+    /// The length of this value's signature when it is at most two containers deep with
+    /// one-byte element types (`i`, `v`, `as`, `a{sv}`), else nil: such a value needs no
+    /// parse to be within the signature limits of 255 bytes and 32 nested containers.
+    var shallowSignatureLength: Int? {
+        switch self {
+        case .array(let element, _):
+            element.rawValue.utf8.count == 1 ? 2 : nil
+        case .dictionary(let key, let value, _):
+            key.rawValue.utf8.count == 1 && value.rawValue.utf8.count == 1 ? 5 : nil
+        case .structure:
+            nil
+        default:
+            1  // basic values and variants: one byte
+        }
+    }
+
     var signatureText: String {
         switch self {
         case .array(let element, _): "a" + element.rawValue

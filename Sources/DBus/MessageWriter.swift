@@ -77,8 +77,15 @@ enum MessageWriter {
         }
         for value in message.body { try validate(value, depth: 0) }
         // libdbus enforces the signature limits (255 bytes, nesting) only by aborting. A body
-        // of a few basic values (most replies) is within them without joining its signature.
-        if message.body.count <= 255, message.body.allSatisfy(\.isBasic) { return }
+        // of basic values, variants and one-level arrays and dictionaries of them (most
+        // replies and signals, PropertiesChanged among them) is within them without joining
+        // and parsing its signature.
+        var length = 0
+        for value in message.body {
+            guard let more = value.shallowSignatureLength else { length = Int.max; break }
+            length += more
+        }
+        if length <= 255 { return }
         guard Signature(rawValue: message.body.map(\.signatureText).joined()) != nil else {
             throw .invalidSignature("the message body's signature is too long or too deeply nested")
         }
@@ -97,7 +104,7 @@ enum MessageWriter {
         case .array(let element, let items):
             guard element.isSingleCompleteType else { throw .invalidSignature("array element type '\(element)' is not one complete type") }
             for item in items {
-                guard item.signatureText == element.rawValue else {
+                guard item.hasSignature(element) else {
                     throw .invalidArgs("array of '\(element)' holds a '\(item.signatureText)'")
                 }
                 try validate(item, depth: depth + 1)
@@ -109,7 +116,7 @@ enum MessageWriter {
                 throw .invalidSignature("'a{\(key.rawValue)\(valueType.rawValue)}' is not a valid dictionary type")
             }
             for entry in entries {
-                guard entry.key.signatureText == key.rawValue, entry.value.signatureText == valueType.rawValue else {
+                guard entry.key.hasSignature(key), entry.value.hasSignature(valueType) else {
                     throw .invalidArgs("dictionary of '\(key)' to '\(valueType)' holds a '\(entry.key.signatureText)' to '\(entry.value.signatureText)'")
                 }
                 try validate(entry.key, depth: depth + 1)
