@@ -204,9 +204,12 @@ final class HostMonitorRegistry: Sendable {
     }
 
     /// Hosts judged at once (literals, /etc/hosts names) are evaluated in the
-    /// round and published in one turn of the session loop. Names that need
-    /// DNS are resolved each on its own (`resolveAndPublish`), so a slow name
-    /// holds up neither the round nor the next one: only itself.
+    /// round, and their monitors' changes are sent in batches of `publishBatch`
+    /// as the round goes on: the first signals are on their way to the bus while
+    /// the rest are looked up, and each report goes straight to its host's
+    /// monitors instead of through a second table keyed by host.
+    /// Names that need DNS are resolved each on its own (`resolveAndPublish`),
+    /// so a slow name holds up neither the round nor the next one: only itself.
     private func reevaluateOnce(on session: Connection) async {
         let monitors = state.withLock { Array($0.monitors.values) }
         guard !monitors.isEmpty else { return }
@@ -218,30 +221,39 @@ final class HostMonitorRegistry: Sendable {
             return
         }
         let portal = portal()
-        // Each distinct host once, its lookups counted against one of its owners.
-        var hosts: [HostSpecification: BusName] = [:]
-        for monitor in monitors where hosts[monitor.host] == nil { hosts[monitor.host] = monitor.owner }
-        var reports: [HostSpecification: HostReport] = [:]
+        // Each distinct host once, its lookups counted against its first owner.
+        let holders = Dictionary(grouping: monitors, by: \.host)
+        var batch: [(HostMonitor, HostReport)] = []
+        batch.reserveCapacity(Self.publishBatch)
         var failure: HostEvaluationFailure?
-        for (host, owner) in hosts {
+        for (host, monitorsOfHost) in holders {
             guard evaluator.answersAtOnce(host) else {
-                startResolving(host, owner: owner, round: round, on: session)
+                startResolving(host, owner: monitorsOfHost[0].owner, round: round, on: session)
                 continue
             }
             do {
-                reports[host] = try await evaluator.report(for: host, client: owner.rawValue, portal: portal, round: round)
+                let report = try await evaluator.report(for: host, client: monitorsOfHost[0].owner.rawValue, portal: portal, round: round)
+                batch.append(contentsOf: monitorsOfHost.lazy.map { ($0, report) })
             } catch {
+                // Monitors whose host got no answer keep their last report.
                 failure = error
             }
+            if batch.count >= Self.publishBatch {
+                await session.publish(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
         }
-        // Monitors whose host got no answer keep their last report.
-        await session.publish(monitors.compactMap { monitor in reports[monitor.host].map { (monitor, $0) } })
+        await session.publish(batch)
         if let failure {
             noteFailure(failure, on: session)
         } else if state.withLock({ $0.backoff.reset() }) {
             logger.notice("every host monitor has an answer again")
         }
     }
+
+    /// Monitors whose changes are sent together during a round: large enough that a hop to
+    /// the session connection's loop is rare, small enough that the daemon starts early.
+    private static let publishBatch = 256
 
     /// Resolves `host` and publishes its monitors' new report, unless it is
     /// being resolved already: then once more after that lookup, so each name
