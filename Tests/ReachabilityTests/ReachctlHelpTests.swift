@@ -96,12 +96,17 @@ struct ReachctlHelpTests {
         #expect(!result.standardError.contains("Missing value"), "\(result.transcript)")
     }
 
+    /// Writes the completion script reachctl generates for `shell` to `file`, as a package installs it.
+    static func writeCompletionScript(_ shell: String, to file: URL) async throws {
+        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", shell]).standardOutput
+        try script.write(to: file, atomically: true, encoding: .utf8)
+    }
+
     /// What bash offers after `reachctl WORDS…` with the cursor at the end of the last word,
     /// from the completion script reachctl generates, run by bash itself.
     static func bashCompletions(_ words: [String]) async throws -> [String] {
-        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "bash"]).standardOutput
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8)).bash")
-        try script.write(to: file, atomically: true, encoding: .utf8)
+        try await writeCompletionScript("bash", to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let line = (["reachctl"] + words).joined(separator: " ")
         let result = try await runToolChecked("/usr/bin/bash", ["-c", """
@@ -137,9 +142,8 @@ struct ReachctlHelpTests {
     /// run by fish itself.
     static func fishCompletions(_ words: [String]) async throws -> [String] {
         let fish = try installedShell("fish")
-        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "fish"]).standardOutput
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8)).fish")
-        try script.write(to: file, atomically: true, encoding: .utf8)
+        try await writeCompletionScript("fish", to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let line = (["reachctl"] + words).joined(separator: " ")
         let result = try await runToolChecked(fish, ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", file.path, line])
@@ -158,8 +162,7 @@ struct ReachctlHelpTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-completion-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("functions"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let script = try await runToolChecked(Executables.reachctl, ["--generate-completion-script", "zsh"]).standardOutput
-        try script.write(to: folder.appendingPathComponent("functions/_reachctl"), atomically: true, encoding: .utf8)
+        try await writeCompletionScript("zsh", to: folder.appendingPathComponent("functions/_reachctl"))
         // Sourced by the interactive zsh, with the folder as $1.
         try #"""
             PS1= RPS1=
