@@ -221,7 +221,7 @@ final class HostMonitorRegistry: Sendable {
             return
         }
         let portal = portal()
-        // Each distinct host once, its lookups counted against its first owner.
+        // Each distinct host once, its lookups counted against one of its owners.
         let holders = Dictionary(grouping: monitors, by: \.host)
         var batch: [(HostMonitor, HostReport)] = []
         batch.reserveCapacity(Self.publishBatch)
