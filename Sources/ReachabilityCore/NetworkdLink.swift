@@ -63,6 +63,17 @@ public struct NetworkdLink: Sendable, Hashable {
     /// networkd configures the link (it has a `.network` for it).
     public var isManaged: Bool { administrativeState != "unmanaged" && !administrativeState.isEmpty }
 
+    /// The link has a carrier by networkd's `OperationalState`. networkd keeps a link it was told
+    /// to configure in `configuring` after it is set down (`off`) or loses its cable
+    /// (`no-carrier`): nothing is connecting then, the link is gone. An unknown (`""`) state
+    /// is no evidence of a carrier either.
+    public var hasCarrier: Bool {
+        switch operationalState {
+        case "", "off", "no-carrier", "missing": false
+        default: true
+        }
+    }
+
     /// networkd has an `OnlineState` of the link's own.
     public var hasOnlineState: Bool { onlineState != "" && onlineState != "unknown" }
 }

@@ -14,7 +14,7 @@ extension PublishedReachability {
     /// | networkd says | published |
     /// |---|---|
     /// | the path's link has `Type` `wlan` / `wwan` | the path's medium is Wi-Fi / WWAN (flags, InterfaceType, Metered) |
-    /// | no path, a `RequiredForOnline` link `configuring` | `UnsatisfiedReason` `connecting` (for `no-route` or `no-link`) |
+    /// | no path, a `RequiredForOnline` link with carrier `configuring` | `UnsatisfiedReason` `connecting` (for `no-route` or `no-link`) |
     /// | `OnlineState` `offline`, the path over a link it does not manage | the kernel's path, `Source` `netlink-override` |
     /// | anything else | the kernel's path, `Source` `netlink` |
     ///
@@ -37,7 +37,7 @@ extension PublishedReachability {
             let managed = networkd.link(named: interface)?.isManaged ?? false
             if networkd.onlineState == "offline", !managed { source = .netlinkOverride }
         } else if unsatisfiedReason == .noRoute || unsatisfiedReason == .noLink,
-                  networkd.links.contains(where: { $0.requiredForOnline && $0.administrativeState == "configuring" }) {
+                  networkd.links.contains(where: { $0.requiredForOnline && $0.administrativeState == "configuring" && $0.hasCarrier }) {
             unsatisfiedReason = .connecting
         }
     }

@@ -85,6 +85,18 @@ struct NetworkdMappingTests {
             .unsatisfiedReason == .blocked)
     }
 
+    @Test("a required link set down or without its cable stays `configuring` in networkd: no-link, not connecting",
+          arguments: ["off", "no-carrier", "missing", ""])
+    func requiredLinkWithoutCarrierIsNoLink(operationalState: String) throws {
+        var down = try #require(NetworkdLink(describeLinkJSON: Self.wwanJSON))
+        down.operationalState = operationalState
+        let value = PublishedReachability(kernelPath4: .none, kernelPath6: .none,
+                                          networkd: NetworkdSnapshot(onlineState: "offline", links: [down]),
+                                          hasEligibleLink: false)
+        #expect(value.status == .notReachable)
+        #expect(value.unsatisfiedReason == .noLink)
+    }
+
     @Test("networkd says offline, the kernel routes over a link it does not manage: the kernel's path, netlink-override")
     func unmanagedUplinkOverridesOffline() throws {
         let unmanaged = try #require(NetworkdLink(describeLinkJSON: Self.unmanagedJSON))

@@ -152,6 +152,26 @@ struct RealNetworkdTests {
         }
     }
 
+    @Test("a required link networkd still configures (DHCP nobody answers) → connecting; set down → no-link, though networkd still says configuring; up → connecting")
+    func connectingOnlyWithCarrier() async throws {
+        try await Self.withReachdOverNetworkd(options: ["--dhcp"]) { namespaces, reachd, seen in
+            func expect(_ expected: Seen, after what: String) async throws {
+                try await Self.expect(expected, after: what, reachd: reachd, namespaces: namespaces, seen: seen)
+            }
+            try await expect(Seen(notReachableBecause: "connecting"), after: "start-up with DHCP unanswered")
+            try await namespaces.run("link-down")
+            try await expect(Seen(notReachableBecause: "no-link"), after: "the link set down")
+            // networkd's word about the downed link (configuring, carrier off) arrives after the
+            // kernel's; the reason must stay no-link once it is in.
+            try await Task.sleep(for: .seconds(2))
+            let settled = try await seen()
+            #expect(settled == Seen(notReachableBecause: "no-link").lines,
+                    "2 s after the link went down: \(settled)\nnetworkd:\n\(namespaces.log.suffix(2000))")
+            try await namespaces.run("link-up")
+            try await expect(Seen(notReachableBecause: "connecting"), after: "the link set up again")
+        }
+    }
+
     @Test("systemd-networkd stopped → Backend netlink and no ReachabilityChanged; started again → systemd-networkd, still no ReachabilityChanged")
     func networkdLeavingFlapsNothing() async throws {
         try await Self.withReachdOverNetworkd { namespaces, reachd, seen in
