@@ -1,4 +1,5 @@
 @testable import ReachabilityService
+import Glibc
 import Synchronization
 import Testing
 
@@ -50,6 +51,60 @@ struct FairResolutionTests {
         #expect(resolver.isListedLocally("listed.test"))
         #expect(await resolver.resolve("listed.test", for: ":1.1") == .addresses([IPAddress(strict: "192.0.2.9")!]))
         #expect(resolver.threadCount == 0, "no thread was started")
+    }
+
+    @Test func runnableCountIsEveryClientsPendingJobsUpToItsFreePlaces() {
+        var queue = FairQueue<String>(perClientLimit: 2)
+        for index in 1...5 { queue.enqueue("a\(index)", for: "A") }
+        #expect(queue.runnableCount == 2, "A may run two at once")
+        queue.enqueue("b1", for: "B")
+        #expect(queue.runnableCount == 3)
+        _ = queue.next()  // a1 runs
+        #expect(queue.runnableCount == 2, "one more of A's, and B's")
+        _ = queue.next()  // b1 runs
+        _ = queue.next()  // a2 runs
+        #expect(queue.runnableCount == 0, "A is at its cap, B has nothing left")
+    }
+
+    /// Issue 29, 7b: client A's burst of slow lookups arrives while one thread is idle; client B's
+    /// one lookup must still get a thread of its own at once, not wait for A's lookups to end.
+    @Test func anotherClientsJobRunsAtOnceWhileOneClientsBurstHoldsItsCap() async throws {
+        let threads = ResolverThreads(maximum: 8, perClientLimit: 2, idleLifetime: .seconds(30))
+        // One thread, idle: as after a first lookup has finished.
+        let warmedUp = Mutex(false)
+        threads.run(for: "warm-up") { warmedUp.withLock { $0 = true } }
+        try await waitUntil("the warm-up lookup ran") { warmedUp.withLock { $0 } }
+        try await waitUntil("the warm-up thread is idle and alone") { threads.threadCount == 1 }
+
+        // A's lookups hang, as names a DNS server never answers do, until released.
+        let release = Mutex(false)
+        let runningOfA = Mutex(0)
+        for _ in 0..<16 {
+            threads.run(for: "A") {
+                runningOfA.withLock { $0 += 1 }
+                while !release.withLock({ $0 }) { usleep(1_000) }
+            }
+        }
+        defer { release.withLock { $0 = true } }
+        try await waitUntil("two of A's lookups run (its cap)") { runningOfA.withLock { $0 } == 2 }
+
+        let ranB = Mutex(false)
+        threads.run(for: "B") { ranB.withLock { $0 = true } }
+        // No time bound is the test: B's job runs while A's hang (before, it waited for them).
+        try await waitUntil("B's lookup ran while A's still hang") { ranB.withLock { $0 } }
+        #expect(runningOfA.withLock { $0 } == 2, "A never ran more than its cap")
+        #expect(threads.threadCount <= 8)
+    }
+
+    private func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("not within 60 s: \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test func idleResolverThreadsExit() async throws {

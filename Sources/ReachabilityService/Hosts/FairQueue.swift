@@ -27,6 +27,14 @@ struct FairQueue<Job> {
     /// How many jobs of `client` are running now.
     func runningCount(of client: String) -> Int { running[client, default: 0] }
 
+    /// How many pending jobs could start now, each client counted up to its free places:
+    /// the number of workers that could be busy at once if there were enough of them.
+    var runnableCount: Int {
+        pending.reduce(0) { sum, entry in
+            sum + min(entry.value.count, max(0, perClientLimit - running[entry.key, default: 0]))
+        }
+    }
+
     mutating func enqueue(_ job: Job, for client: String) {
         if pending[client] == nil {
             pending[client] = []

@@ -19,6 +19,9 @@ final class ResolverThreads: @unchecked Sendable {
     private let wakeUp = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: FairQueue<@Sendable () -> Void>
     private var idle = 0
+    /// Threads created that have not yet looked at the queue: they will take a job as idle
+    /// ones do, so they count as coverage for runnable jobs too.
+    private var starting = 0
     private var started = 0
     private let maximum: Int
     private let idleLifetime: Duration
@@ -39,20 +42,27 @@ final class ResolverThreads: @unchecked Sendable {
     }
 
     /// Runs `job` for `client` on one of the threads, when its turn comes.
+    ///
+    /// Threads are started for every job that could run now and that no idle (or just started)
+    /// thread will take. Asking only "can this job run, and is anyone idle?" left a hole: a
+    /// burst of one client's jobs arriving while one thread was idle started no thread at all,
+    /// so that client's second job waited, and the next client's job then started a thread
+    /// that the round-robin handed back to the first client (issue 29, 7b).
     func run(for client: String, _ job: @escaping @Sendable () -> Void) {
         pthread_mutex_lock(mutex)
         queue.enqueue(job, for: client)
-        // Start a thread only if this job could run now and nobody idle can take it.
-        let runnable = queue.runningCount(of: client) < queue.perClientLimit
-        let startAnother = runnable && idle == 0 && started < maximum
-        if startAnother { started += 1 }
+        let uncovered = queue.runnableCount - idle - starting
+        let toStart = max(0, min(uncovered, maximum - started))
+        started += toStart
+        starting += toStart
         pthread_cond_broadcast(wakeUp)
         pthread_mutex_unlock(mutex)
-        if startAnother { startThread() }
+        for _ in 0..<toStart { startThread() }
     }
 
     private func work() {
         pthread_mutex_lock(mutex)
+        starting -= 1
         while true {
             guard let (client, job) = waitForJob() else {
                 started -= 1
