@@ -9,7 +9,7 @@ import ReachabilityCore
 enum ReachabilityInterface {
     static func declaration(
         publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, checker: ConnectivityChecker,
-        session: Connection
+        callers: CallerPolicy, session: Connection
     ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
         return InterfaceDeclaration(
@@ -32,19 +32,21 @@ enum ReachabilityInterface {
                 MethodDeclaration(name: ReachabilityContract.managerForDomain, inputs: ["domain": "s"], outputs: ["monitor": "o"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
-                    return [.objectPath(try await monitors.create(host: host, owner: try sender(of: call), session: session))]
+                    let owner = try sender(of: call)
+                    return [.objectPath(try await monitors.create(host: host, owner: owner, account: callers.account(of: owner), session: session))]
                 }),
                 MethodDeclaration(name: ReachabilityContract.managerForAddress, inputs: ["address": "s"], outputs: ["monitor": "o"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(address: call.body[0].stringValue ?? "")
-                    return [.objectPath(try await monitors.create(host: host, owner: try sender(of: call), session: session))]
+                    let owner = try sender(of: call)
+                    return [.objectPath(try await monitors.create(host: host, owner: owner, account: callers.account(of: owner), session: session))]
                 }),
                 MethodDeclaration(name: ReachabilityContract.checkConnectivity, outputs: ["connectivity": "s"],
                                   handler: .deferred { _ in [.string(try await checker.check())] }),
                 MethodDeclaration(name: ReachabilityContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
-                    let report = try await monitors.check(host, for: try sender(of: call))
+                    let report = try await monitors.check(host, for: callers.account(of: try sender(of: call)))
                     return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
                 }),
             ],

@@ -10,13 +10,16 @@ final class HostMonitor: Sendable {
     let path: ObjectPath
     let host: HostSpecification
     let owner: BusName
+    /// Whose allowance it takes and whose turns its lookups wait for (`CallerPolicy.account(of:)`).
+    let account: String
     private let state: AnnouncedState<HostReport>
 
-    init(id: UInt64, host: HostSpecification, owner: BusName, report: HostReport) {
+    init(id: UInt64, host: HostSpecification, owner: BusName, account: String, report: HostReport) {
         self.id = id
         self.path = ReachabilityContract.monitorPath(id)
         self.host = host
         self.owner = owner
+        self.account = account
         self.state = AnnouncedState(report, path: path, interface: ReachabilityContract.monitorInterface)
     }
 

@@ -8,17 +8,22 @@ import Synchronization
 ///
 /// A monitor belongs to the connection that made it and ends with a
 /// `Release()` from that connection or when that connection leaves the bus.
+/// Its place under the caps belongs to the owner's account: the connection itself on the
+/// session bus, the connection's user on the system bus (`CallerPolicy.account(of:)`), so
+/// one user's many connections share one allowance. The same account is the client whose
+/// lookups take turns in the fair resolver.
 /// After each network change every distinct host is evaluated once and each
 /// monitor announces only a change of its own values.
 final class HostMonitorRegistry: Sendable {
     struct Limits: Sendable {
+        /// Monitors one account may hold.
         var perClient: Int
         var total: Int
     }
 
-    private struct State {
+    fileprivate struct State {
         var monitors: [UInt64: HostMonitor] = [:]
-        var countByOwner: [BusName: Int] = [:]
+        var countByAccount: [String: Int] = [:]
         /// Creations admitted against the caps but not exported yet.
         var reserved = 0
         var nextID: UInt64 = 1
@@ -68,20 +73,20 @@ final class HostMonitorRegistry: Sendable {
     /// answer. A name that needs DNS gets its object at once with Status -1
     /// (Unknown); its first answer follows as PropertiesChanged and
     /// ReachabilityChanged, so no client waits on another's slow names.
-    func create(host: HostSpecification, owner: BusName, session: Connection) async throws -> ObjectPath {
-        let id = try reserve(for: owner)
+    func create(host: HostSpecification, owner: BusName, account: String, session: Connection) async throws -> ObjectPath {
+        let id = try reserve(for: account)
         // Without an answer (no route lookup answer, no resolver answer) the
         // monitor keeps Unknown (-1) until a later round gives it one.
-        let evaluated = evaluator.answersAtOnce(host) ? try? await evaluate(host, for: owner) : nil
+        let evaluated = evaluator.answersAtOnce(host) ? try? await evaluate(host, for: account) : nil
         let report = evaluated ?? .unknown
-        let monitor = HostMonitor(id: id, host: host, owner: owner, report: report)
+        let monitor = HostMonitor(id: id, host: host, owner: owner, account: account, report: report)
         do {
             try await session.export([monitor.declaration { [self] connection, call in
                 try self.release(monitor, by: call.sender, on: connection)
                 return []
             }], at: monitor.path)
         } catch {
-            state.withLock { $0.reserved -= 1; $0.countByOwner[owner, default: 1] -= 1 }
+            state.withLock { $0.reserved -= 1; $0.release(account) }
             throw error
         }
         let ownerLeft = state.withLock { state -> Bool in
@@ -96,7 +101,7 @@ final class HostMonitorRegistry: Sendable {
             if evaluated == nil {
                 // Its first answer, as any later one, from the kernel and the resolver.
                 do {
-                    startResolving(host, owner: owner, round: try evaluator.startRound(), on: session)
+                    startResolving(host, account: account, round: try evaluator.startRound(), on: session)
                 } catch {
                     noteFailure(error, on: session)
                 }
@@ -105,16 +110,18 @@ final class HostMonitorRegistry: Sendable {
         return monitor.path
     }
 
-    private func reserve(for owner: BusName) throws(DBusError) -> UInt64 {
+    private func reserve(for account: String) throws(DBusError) -> UInt64 {
         let outcome = state.withLock { state -> Result<UInt64, DBusError> in
-            let owned = state.countByOwner[owner, default: 0]
+            let owned = state.countByAccount[account, default: 0]
             guard owned < limits.perClient else {
-                return .failure(ReachabilityContract.limitExceeded("this connection already holds \(owned) monitors, the most one client may hold; release some first"))
+                let holder = account.hasPrefix("uid ") ? "this user (\(account)) already holds \(owned) monitors over all its connections, the most one user may hold"
+                    : "this connection already holds \(owned) monitors, the most one client may hold"
+                return .failure(ReachabilityContract.limitExceeded("\(holder); release some first"))
             }
             guard state.monitors.count + state.reserved < limits.total else {
                 return .failure(ReachabilityContract.limitExceeded("reachd already serves \(limits.total) monitors, its limit"))
             }
-            state.countByOwner[owner] = owned + 1
+            state.countByAccount[account] = owned + 1
             state.reserved += 1
             defer { state.nextID += 1 }
             return .success(state.nextID)
@@ -138,8 +145,7 @@ final class HostMonitorRegistry: Sendable {
         state.withLock { state in
             ids.compactMap { id in
                 guard let monitor = state.monitors.removeValue(forKey: id) else { return nil }
-                state.countByOwner[monitor.owner, default: 1] -= 1
-                if state.countByOwner[monitor.owner] == 0 { state.countByOwner[monitor.owner] = nil }
+                state.release(monitor.account)
                 return monitor
             }
         }
@@ -159,11 +165,11 @@ final class HostMonitorRegistry: Sendable {
     /// A one-shot answer, as `CheckHost` gives it. A lookup the kernel does
     /// not answer is tried again a few times (100, 200, 400 ms); if it still
     /// gets no answer the caller hears `TryAgain`, never "not reachable".
-    func check(_ host: HostSpecification, for client: BusName) async throws(DBusError) -> HostReport {
+    func check(_ host: HostSpecification, for account: String) async throws(DBusError) -> HostReport {
         var backoff = RetryBackoff()
         while true {
             do {
-                return try await evaluate(host, for: client)
+                return try await evaluate(host, for: account)
             } catch {
                 guard backoff.failures < 3,
                       (try? await Task.sleep(for: backoff.next())) != nil else {
@@ -173,8 +179,8 @@ final class HostMonitorRegistry: Sendable {
         }
     }
 
-    private func evaluate(_ host: HostSpecification, for client: BusName) async throws(HostEvaluationFailure) -> HostReport {
-        try await evaluator.report(for: host, client: client.rawValue, portal: portal(), round: evaluator.startRound())
+    private func evaluate(_ host: HostSpecification, for account: String) async throws(HostEvaluationFailure) -> HostReport {
+        try await evaluator.report(for: host, client: account, portal: portal(), round: evaluator.startRound())
     }
 
     /// Re-evaluates every monitor after a network change. Changes that come
@@ -228,11 +234,11 @@ final class HostMonitorRegistry: Sendable {
         var failure: HostEvaluationFailure?
         for (host, monitorsOfHost) in holders {
             guard evaluator.answersAtOnce(host) else {
-                startResolving(host, owner: monitorsOfHost[0].owner, round: round, on: session)
+                startResolving(host, account: monitorsOfHost[0].account, round: round, on: session)
                 continue
             }
             do {
-                let report = try await evaluator.report(for: host, client: monitorsOfHost[0].owner.rawValue, portal: portal, round: round)
+                let report = try await evaluator.report(for: host, client: monitorsOfHost[0].account, portal: portal, round: round)
                 batch.append(contentsOf: monitorsOfHost.lazy.map { ($0, report) })
             } catch {
                 // Monitors whose host got no answer keep their last report.
@@ -258,7 +264,7 @@ final class HostMonitorRegistry: Sendable {
     /// Resolves `host` and publishes its monitors' new report, unless it is
     /// being resolved already: then once more after that lookup, so each name
     /// has at most one lookup queued or running however often the network changes.
-    private func startResolving(_ host: HostSpecification, owner: BusName, round: HostEvaluator.Round, on session: Connection) {
+    private func startResolving(_ host: HostSpecification, account: String, round: HostEvaluator.Round, on session: Connection) {
         let start = state.withLock { state -> Bool in
             if state.resolving.contains(host) {
                 state.resolveAgain.insert(host)
@@ -268,18 +274,18 @@ final class HostMonitorRegistry: Sendable {
             return true
         }
         guard start else { return }
-        Task { await resolveAndPublish(host, owner: owner, round: round, on: session) }
+        Task { await resolveAndPublish(host, account: account, round: round, on: session) }
     }
 
-    private func resolveAndPublish(_ host: HostSpecification, owner: BusName, round: HostEvaluator.Round, on session: Connection) async {
+    private func resolveAndPublish(_ host: HostSpecification, account: String, round: HostEvaluator.Round, on session: Connection) async {
         var round = round
         while true {
             do {
-                let evaluation = try await evaluator.evaluate(host, client: owner.rawValue, portal: portal(), round: round)
+                let evaluation = try await evaluator.evaluate(host, client: account, portal: portal(), round: round)
                 let holders = state.withLock { $0.monitors.values.filter { $0.host == host } }
                 await session.publish(holders.map { ($0, evaluation.report) })
                 if evaluation.couldNotResolve, !holders.isEmpty, networkIsUp() {
-                    scheduleResolutionRetry(host, owner: owner, on: session)
+                    scheduleResolutionRetry(host, account: account, on: session)
                 } else {
                     state.withLock { _ = $0.resolutionRetries.removeValue(forKey: host) }
                 }
@@ -299,7 +305,7 @@ final class HostMonitorRegistry: Sendable {
     /// A name that got no answer (a timeout, a failing server) is asked again after 2, 4, 8 …
     /// 60 s while the network is up, so it comes back without waiting for a network change
     /// (a DNS server restarted, a resume whose first lookups failed).
-    private func scheduleResolutionRetry(_ host: HostSpecification, owner: BusName, on session: Connection) {
+    private func scheduleResolutionRetry(_ host: HostSpecification, account: String, on session: Connection) {
         let delay = state.withLock { state -> Duration in
             var backoff = state.resolutionRetries[host] ?? RetryBackoff(first: .seconds(2), limit: .seconds(60))
             defer { state.resolutionRetries[host] = backoff }
@@ -309,7 +315,7 @@ final class HostMonitorRegistry: Sendable {
             guard (try? await Task.sleep(for: delay)) != nil else { return }
             let stillMonitored = state.withLock { state in state.monitors.values.contains { $0.host == host } }
             guard stillMonitored, networkIsUp(), let round = try? evaluator.startRound() else { return }
-            startResolving(host, owner: owner, round: round, on: session)
+            startResolving(host, account: account, round: round, on: session)
         }
     }
 
@@ -332,6 +338,14 @@ final class HostMonitorRegistry: Sendable {
             state.withLock { $0.retryScheduled = false }
             await reevaluate(on: session)
         }
+    }
+}
+
+extension HostMonitorRegistry.State {
+    /// One monitor of `account` is gone (or was never made).
+    fileprivate mutating func release(_ account: String) {
+        let count = countByAccount[account, default: 1] - 1
+        countByAccount[account] = count > 0 ? count : nil
     }
 }
 

@@ -12,9 +12,21 @@ import Synchronization
 /// Each caller is identified once, on its first call, and the verdict kept until it leaves
 /// the bus (`forget`); later calls cost one dictionary lookup, so host apps' `GetStatus`
 /// throughput does not change. Calls that arrive while the caller is identified wait for it.
+///
+/// The identification also gives the caller's user, which a system instance's limits are
+/// counted by (`account(of:)`): one user may open many connections, so on the system bus a
+/// connection is not a fair unit (contract 4, §1.2).
 final class CallerPolicy: Sendable {
+    /// What limits and fair queues count a caller as.
+    enum Accounts: Sendable {
+        /// Each connection is an account of its own (the session bus: one user).
+        case perConnection
+        /// Every connection of one Unix user is one account (the system bus).
+        case perUser
+    }
+
     private enum Verdict: Sendable {
-        case allowed
+        case allowed(userID: UInt32?)
         case refused(DBusError)
     }
 
@@ -26,12 +38,22 @@ final class CallerPolicy: Sendable {
 
     private let state = Mutex(State())
     private let logger: Logger
+    private let accounts: Accounts
 
     /// The sentence a refused app and its user see.
     static let noNetwork = "this application has no network access (Flatpak --share=network missing)"
 
-    init(logger: Logger) {
+    init(logger: Logger, accounts: Accounts = .perConnection) {
         self.logger = logger
+        self.accounts = accounts
+    }
+
+    /// The account `caller`'s monitors and lookups count against: its connection, or on the
+    /// system bus its user (`uid N`). A caller not (or no longer) known counts as itself.
+    func account(of caller: BusName) -> String {
+        guard accounts == .perUser,
+              case .allowed(let userID?)? = state.withLock({ $0.verdicts[caller] }) else { return caller.rawValue }
+        return "uid \(userID)"
     }
 
     /// The connection's admission hook (`Connection.admitCalls(with:)`).
@@ -58,6 +80,12 @@ final class CallerPolicy: Sendable {
         }
     }
 
+    /// The sentence a Flatpak app of another user sees: reachd may not read its sandbox's
+    /// permissions, so it cannot tell that the app shares the network, and fails closed.
+    static func unproven(_ applicationID: String) -> String {
+        "this Flatpak application (\(applicationID)) runs as another user, so reachd cannot read whether it has network access (Flatpak --share=network); it is treated as having none. Ask the reachd on its own session bus instead"
+    }
+
     /// `name` left the bus: its verdict goes (unique names are never reused).
     func forget(_ name: BusName) {
         state.withLock { state in
@@ -73,15 +101,19 @@ final class CallerPolicy: Sendable {
             let reply = try await connection.call(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
                 member: "GetConnectionCredentials", body: [.string(sender.rawValue)])
-            switch try CallerSandbox.of(ProcessCredentials(reply.first)) {
+            let credentials = ProcessCredentials(reply.first)
+            switch try CallerSandbox.of(credentials) {
             case .host:
-                verdict = .allowed
+                verdict = .allowed(userID: credentials.userID)
             case .flatpak(let info) where info.hasNetwork:
                 logger.debug("\(sender) is Flatpak app \(info.applicationName ?? "(no name)") with network access")
-                verdict = .allowed
+                verdict = .allowed(userID: credentials.userID)
             case .flatpak(let info):
                 logger.info("refusing \(sender), Flatpak app \(info.applicationName ?? "(no name)"): it has no network access")
                 verdict = .refused(ReachabilityContract.notAllowed(Self.noNetwork))
+            case .flatpakUnproven(let applicationID):
+                logger.info("refusing \(sender), Flatpak app \(applicationID) of another user: its network permission cannot be read")
+                verdict = .refused(ReachabilityContract.notAllowed(Self.unproven(applicationID)))
             }
             keep = true
         } catch {
