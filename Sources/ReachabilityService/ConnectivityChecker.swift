@@ -3,7 +3,9 @@ import ReachabilityCore
 
 /// `CheckConnectivity()`: asks NetworkManager to run its connectivity check now
 /// (after a portal login page was closed, say) and answers the result, at most one
-/// check every 10 s; callers in between share the pending or last answer. Where
+/// check every 10 s for all callers together, whoever they are; callers in between share
+/// the pending or last answer (a failure too: a second caller must not start a second check
+/// right after one failed, or many users could run one each). Where
 /// NetworkManager's own check is off (or NetworkManager absent) and reachd has a check URI,
 /// reachd's own check runs instead. With neither there is no check to run: `NotSupported`.
 actor ConnectivityChecker {
@@ -13,14 +15,14 @@ actor ConnectivityChecker {
     private var networkManagerChecks = false
     private var ownCheck: ReachdConnectivityCheck?
     private var lastCall: ContinuousClock.Instant?
-    private var lastAnswer: String?
+    private var lastResult: Result<String, DBusError>?
     private var pending: Task<Result<String, DBusError>, Never>?
 
     /// The system bus NetworkManager is on while it is there, nil otherwise.
     func attach(_ bus: Connection?, checking: Bool = false) {
         self.bus = bus
         networkManagerChecks = bus != nil && checking
-        if bus == nil { lastAnswer = nil; lastCall = nil }
+        if bus == nil { lastResult = nil; lastCall = nil }
     }
 
     /// reachd's own check, configured with a URI.
@@ -30,7 +32,7 @@ actor ConnectivityChecker {
 
     func check() async throws(DBusError) -> String {
         if let pending { return try await pending.value.get() }
-        if let lastCall, let lastAnswer, ContinuousClock.now - lastCall < Self.interval { return lastAnswer }
+        if let lastCall, let lastResult, ContinuousClock.now - lastCall < Self.interval { return try lastResult.get() }
         if let ownCheck, !networkManagerChecks {
             let call = Task { () -> Result<String, DBusError> in .success(await ownCheck.checkNow().rawValue) }
             return try await share(call)
@@ -61,7 +63,7 @@ actor ConnectivityChecker {
         lastCall = .now
         let result = await call.value
         pending = nil
-        if case .success(let answer) = result { lastAnswer = answer }
+        lastResult = result
         return try result.get()
     }
 }
