@@ -136,6 +136,10 @@ extension ConfigurationFile {
     /// ConfigurationFile.searchPaths(environment: ["HOME": "/home/ada"])
     /// // ["/home/ada/.config/reachd/reachd.conf", "/etc/xdg/reachd/reachd.conf"]
     /// ```
+    /// The one file the system instance (`reachd --system`) reads: it serves every user, so no
+    /// user's XDG directories apply.
+    public static let systemInstancePath = "/etc/reachd/reachd.conf"
+
     public static func searchPaths(environment: [String: String]) -> [String] {
         let absolute: (String?) -> String? = { path in
             guard let path, path.hasPrefix("/") else { return nil }

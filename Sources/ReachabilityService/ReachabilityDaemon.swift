@@ -5,14 +5,26 @@ import Logging
 import ReachabilityContract
 import ReachabilityCore
 
+/// The bus reachd serves its name on.
+public enum ServedBus: String, Sendable, Equatable {
+    /// One user's session bus (`reachd`): the user's apps.
+    case session
+    /// The system bus (`reachd --system`): every local user, system services, machines with
+    /// no session. Limits count per user there, not per connection.
+    case system
+}
+
 /// How reachd runs: where the buses are, whether to take the name over.
 public struct ReachabilityDaemonConfiguration: Sendable {
+    /// The bus to serve on.
+    public var bus: ServedBus
     public var replace: Bool
     /// The system bus to watch NetworkManager on; nil for the usual one.
     public var systemBusAddress: String?
     /// How long a change must hold before it is published (flap suppression).
     public var settle: Duration
     /// Host monitors one client may hold, and all clients together.
+    /// (per connection on the session bus, per user on the system bus)
     public var maximumMonitorsPerClient: Int
     public var maximumMonitors: Int
     /// How long a call to NetworkManager may take before it counts as failed (and is retried).
@@ -31,13 +43,14 @@ public struct ReachabilityDaemonConfiguration: Sendable {
     public var connectivityCheck: ConnectivityCheckConfiguration?
 
     public init(
-        replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
+        bus: ServedBus = .session, replace: Bool = false, systemBusAddress: String? = nil, settle: Duration = .zero,
         maximumMonitorsPerClient: Int = 64, maximumMonitors: Int = 4096,
         networkManagerCallTimeout: Duration = .seconds(5),
         probeIPv4: String? = nil, probeIPv6: String? = nil, allRouteEvents: Bool = false,
         overrides: Bool = true, overrideDelay: Duration = .seconds(1),
         connectivityCheck: ConnectivityCheckConfiguration? = nil
     ) {
+        self.bus = bus
         self.connectivityCheck = connectivityCheck
         self.overrides = overrides
         self.overrideDelay = overrideDelay
@@ -56,19 +69,20 @@ public struct ReachabilityDaemonConfiguration: Sendable {
 /// Why reachd stopped other than by being asked to.
 public enum ReachabilityDaemonError: Error, CustomStringConvertible {
     case nameTaken(String)
-    case sessionBusLost
+    /// The served bus went away (on the session bus, usually the session ending).
+    case busLost(ServedBus)
 
     public var description: String {
         switch self {
         case .nameTaken(let owner):
             "\(ReachabilityContract.busName) is already owned by \(owner); run with --replace to take it over"
-        case .sessionBusLost:
-            "the connection to the session bus was lost"
+        case .busLost(let bus):
+            "the connection to the \(bus.rawValue) bus was lost"
         }
     }
 }
 
-/// The reachd service: publishes reachability on the session bus.
+/// The reachd service: publishes reachability on the session bus, or (`--system`) the system bus.
 ///
 /// Start-up order matters: the object is exported and the first state read
 /// from NetworkManager before the bus name is requested, so the first call
@@ -96,9 +110,11 @@ public struct ReachabilityDaemon: Sendable {
     private enum Ending { case shutdown, nameLost, sessionLost }
 
     /// Serves until `shutdown` is requested (returns), another instance takes
-    /// the name over (returns), or the session bus is lost (throws).
+    /// the name over (returns), or the served bus is lost (throws).
     public func run(until shutdown: ShutdownRequest) async throws {
-        let session = try await Connection.session(loop: loop)
+        // `session` is the served bus, whichever it is: the name below is the session
+        // instance's, the code is the same for both.
+        let session = try await configuration.bus == .system ? Connection.system(loop: loop) : Connection.session(loop: loop)
         let publisher = ReachabilityPublisher()
         let routes = try RouteLookup()
         let defaultRoutes = DefaultRouteSet()
@@ -111,11 +127,12 @@ public struct ReachabilityDaemon: Sendable {
             logger: logger, portal: { publisher.current.connectivity == .portal },
             networkIsUp: { publisher.current.status.isReachable })
         let checker = ConnectivityChecker()
-        try await session.export(
-            [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, checker: checker, session: session)],
-            at: ReachabilityContract.objectPath)
         // Every call of every object passes the policy first (sandboxed apps without network are refused).
-        let callers = CallerPolicy(logger: logger)
+        let callers = CallerPolicy(logger: logger, accounts: configuration.bus == .system ? .perUser : .perConnection)
+        try await session.export(
+            [ReachabilityInterface.declaration(publisher: publisher, monitors: monitors, checker: checker, callers: callers,
+                                               session: session)],
+            at: ReachabilityContract.objectPath)
         await session.admitCalls { connection, call in callers.admission(for: call, on: connection) }
         // A client that leaves the bus takes its monitors with it.
         let departures = try await session.signals(matching: MatchRule(
@@ -161,7 +178,7 @@ public struct ReachabilityDaemon: Sendable {
         let nameLost = try await session.signals(matching: MatchRule(
             sender: .bus, interface: .bus, member: "NameLost", arguments: [0: Self.busName.rawValue]))
         let uniqueName = await session.uniqueName?.rawValue ?? "?"
-        logger.info("serving \(Self.busName) on the session bus as \(uniqueName)")
+        logger.info("serving \(Self.busName) on the \(configuration.bus.rawValue) bus as \(uniqueName)")
 
         let ending = await firstEnding(of: [
             {
@@ -180,7 +197,7 @@ public struct ReachabilityDaemon: Sendable {
 
         switch ending {
         case .sessionLost:
-            throw ReachabilityDaemonError.sessionBusLost
+            throw ReachabilityDaemonError.busLost(configuration.bus)
         case .nameLost:
             logger.info("\(Self.busName) was taken over by another instance; exiting")
         case .shutdown:

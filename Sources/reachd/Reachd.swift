@@ -37,7 +37,8 @@ enum Reachd {
             let environment = ["XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "HOME"].reduce(into: [String: String]()) { environment, name in
                 environment[name] = getenv(name).map { String(cString: $0) }
             }
-            configuration = try ReachdConfiguration.load(commandLine.configuration, environment: environment)
+            configuration = try ReachdConfiguration.load(commandLine.configuration, environment: environment,
+                                                         system: commandLine.servesSystemBus)
         } catch {
             printError("reachd: \(error)")
             exit(64)  // EX_USAGE, as for a bad command line
@@ -88,8 +89,11 @@ enum Reachd {
             return handler
         }
         let logger = Logger(label: "reachd")
+        let bus = options.system ? "the system bus" : "the session bus"
         if let path = configuration.path {
-            logger.info("configuration file: \(path)")
+            logger.info("serving \(bus); configuration file: \(path)")
+        } else {
+            logger.info("serving \(bus); no configuration file (\(configuration.searched))")
         }
         for warning in configuration.warnings {
             logger.warning("\(warning)")
@@ -113,7 +117,7 @@ enum Reachd {
         }
         let daemon = ReachabilityDaemon(
             configuration: ReachabilityDaemonConfiguration(
-                replace: options.replace, systemBusAddress: options.systemBusAddress,
+                bus: options.system ? .system : .session, replace: options.replace, systemBusAddress: options.systemBusAddress,
                 settle: .milliseconds(options.settleMilliseconds),
                 maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
                 probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents,
@@ -157,7 +161,7 @@ extension ReachabilityDaemonError {
     var exitCode: Int32 {
         switch self {
         case .nameTaken: 2
-        case .sessionBusLost: 1
+        case .busLost: 1
         }
     }
 }

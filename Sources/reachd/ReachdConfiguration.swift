@@ -12,6 +12,8 @@ import ReachabilityService
 struct ReachdConfiguration {
     /// The file read, nil when none was.
     var path: String?
+    /// Where reachd looked, for the start-up log when it found nothing.
+    var searched = "--no-config"
     /// The file's options over the defaults.
     var options = ReachdOptions()
     /// `FILE:LINE: …` for each key and section reachd does not know, to log once the log exists.
@@ -22,7 +24,9 @@ struct ReachdConfiguration {
     }
 
     /// Finds and reads the file `choice` names (`environment` gives the XDG directories).
-    static func load(_ choice: ReachdCommandLine.Configuration, environment: [String: String]) throws(Failure) -> ReachdConfiguration {
+    /// `system`: the system instance's file (`/etc/reachd/reachd.conf`) instead of the XDG search.
+    static func load(_ choice: ReachdCommandLine.Configuration, environment: [String: String],
+                     system: Bool = false) throws(Failure) -> ReachdConfiguration {
         switch choice {
         case .none:
             return ReachdConfiguration()
@@ -30,10 +34,11 @@ struct ReachdConfiguration {
             guard let bytes = try contents(of: path) else { throw Failure(description: "\(path): no such file") }
             return try parse(bytes, path: path)
         case .search:
-            for path in ConfigurationFile.searchPaths(environment: environment) {
+            let paths = system ? [ConfigurationFile.systemInstancePath] : ConfigurationFile.searchPaths(environment: environment)
+            for path in paths {
                 if let bytes = try contents(of: path) { return try parse(bytes, path: path) }
             }
-            return ReachdConfiguration()
+            return ReachdConfiguration(searched: "looked for " + paths.joined(separator: ", "))
         }
     }
 

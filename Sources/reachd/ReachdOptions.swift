@@ -8,6 +8,8 @@ import ReachabilityService
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
 /// (docs/design.md, "One thread"; README, Benchmarks). Fifteen options do not need a framework.
 struct ReachdOptions: Equatable {
+    /// `--system`: serve on the system bus, for every local user.
+    var system = false
     var replace = false
     var systemBusAddress: String?
     var settleMilliseconds = 0
@@ -30,9 +32,10 @@ struct ReachdOptions: Equatable {
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     static let help = """
-        OVERVIEW: Publish network reachability (io.reachd.Reachability1) on the session bus.
+        OVERVIEW: Publish network reachability (io.reachd.Reachability1) on the session bus,
+                  or with --system on the system bus for every local user.
 
-        USAGE: reachd [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
+        USAGE: reachd [--system] [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
                       [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
                       [--probe-ipv4 ADDRESS] [--probe-ipv6 ADDRESS] [--route-events all|filtered]
                       [--override-delay-ms N] [--no-override]
@@ -41,6 +44,9 @@ struct ReachdOptions: Equatable {
                       [--config FILE | --no-config]
 
         OPTIONS:
+          --system                Serve on the system bus (for system services, every local user
+                                  and machines without a session) instead of the session bus;
+                                  read /etc/reachd/reachd.conf. Monitor limits count per user.
           --replace               Take the bus name over from a running reachd.
           --system-bus-address ADDRESS
                                   Watch NetworkManager on this system bus address instead of the
@@ -48,7 +54,8 @@ struct ReachdOptions: Equatable {
           --settle-ms N           Publish a change only after it has held this many milliseconds
                                   (flap suppression; default: 0).
           --max-monitors-per-client N
-                                  Host monitors one client connection may hold (default: 64).
+                                  Host monitors one client connection may hold, with --system one
+                                  user over all its connections (default: 64).
           --max-monitors N        Host monitors all clients together may hold (default: 4096).
           --log-level LEVEL       trace, debug, info, notice, warning, error or critical (default: info).
           --probe-ipv4 ADDRESS    Without NetworkManager, the address whose route stands for the
@@ -81,7 +88,8 @@ struct ReachdOptions: Equatable {
         CONFIGURATION FILE:
           reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
           and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
-          that exists. Every option but --replace has a key there; the command line wins.
+          that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but --system
+          and --replace has a key there; the command line wins.
             [reachd]          system-bus-address, settle-ms, max-monitors-per-client,
                               max-monitors, log-level
             [kernel]          probe-ipv4, probe-ipv6, route-events
@@ -175,6 +183,9 @@ struct ReachdCommandLine: Equatable {
 
     var configuration = Configuration.search
     var settings: [(setting: ReachdSetting, value: String)] = []
+
+    /// `--system` was given: it decides which file is read, so it is known before the file is.
+    var servesSystemBus: Bool { settings.contains { $0.setting.option == "--system" } }
 
     /// `base` (the file's options) with the command line's applied over it.
     func options(over base: ReachdOptions) -> ReachdOptions {

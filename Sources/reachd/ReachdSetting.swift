@@ -31,6 +31,9 @@ struct ReachdSetting: Sendable {
     }
 
     static let all: [ReachdSetting] = [
+        ReachdSetting(option: "--system", flagValue: "true", section: nil, key: "system",
+                      apply: { options, value throws(Refusal) in options.system = try boolean(value) },
+                      current: { "\($0.system)" }),
         ReachdSetting(option: "--replace", flagValue: "true", section: nil, key: "replace",
                       apply: { options, value throws(Refusal) in options.replace = try boolean(value) },
                       current: { "\($0.replace)" }),
