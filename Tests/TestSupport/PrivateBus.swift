@@ -30,8 +30,7 @@ public final class PrivateBus: Sendable {
             serviceDirectories += "\n  <servicedir>\(extra)</servicedir>"
         }
         let socket = directory.appendingPathComponent("bus").path
-        let config = directory.appendingPathComponent("bus.conf")
-        try """
+        (process, address) = try Self.start(in: directory, configuration: """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
@@ -45,8 +44,44 @@ public final class PrivateBus: Sendable {
                 <allow eavesdrop="true"/>
               </policy>
             </busconfig>
-            """.write(to: config, atomically: true, encoding: .utf8)
-        process = try ChildProcess("dbus-daemon", ["--nofork", "--print-address=1", "--config-file=\(config.path)"])
+            """)
+    }
+
+    /// A private system bus configured as Debian configures the real one: Debian's own
+    /// `/usr/share/dbus-1/system.conf` (deny by default: a name is owned and a method called
+    /// only where a policy file allows it), listening on a socket in a test folder, without
+    /// fork, user, pidfile, syslog or the activation helper, with the machine's `system.d`
+    /// policies (NetworkManager's, networkd's) and an `<includedir>` for each of
+    /// `policyDirectories` (a staged reachd policy). The folder is world-readable, so callers
+    /// of other users reach the socket.
+    public init(debianSystemBusWith policyDirectories: [String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-sysbus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        let socket = directory.appendingPathComponent("bus").path
+        var text = try String(contentsOfFile: "/usr/share/dbus-1/system.conf", encoding: .utf8)
+        for element in ["user", "pidfile", "servicehelper", "listen"] {
+            text = text.replacingOccurrences(of: "<\(element)>[^<]*</\(element)>", with: "", options: .regularExpression)
+        }
+        for element in ["fork", "syslog", "standard_system_servicedirs"] {
+            text = text.replacingOccurrences(of: "<\(element)/>", with: "")
+        }
+        // Relative to the file's folder: the copy's folder has none; the machine's is meant.
+        text = text.replacingOccurrences(of: "<includedir>system.d</includedir>",
+                                         with: "<includedir>/usr/share/dbus-1/system.d</includedir>")
+        let ours = policyDirectories.map { "  <includedir>\($0)</includedir>\n" }.joined()
+        guard let end = text.range(of: "</busconfig>", options: .backwards) else {
+            throw TestFailure("/usr/share/dbus-1/system.conf has no </busconfig>")
+        }
+        text.replaceSubrange(end, with: "  <listen>unix:path=\(socket)</listen>\n\(ours)</busconfig>")
+        (process, address) = try Self.start(in: directory, configuration: text)
+    }
+
+    /// Writes `configuration` into `directory` and starts dbus-daemon on it; returns it and its address.
+    private static func start(in directory: URL, configuration: String) throws -> (ChildProcess, String) {
+        let config = directory.appendingPathComponent("bus.conf")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        let process = try ChildProcess("dbus-daemon", ["--nofork", "--print-address=1", "--config-file=\(config.path)"])
         // The daemon prints its address once it listens.
         let deadline = ContinuousClock.now + .seconds(10)
         while !process.standardOutput.contains("\n") {
@@ -57,7 +92,7 @@ public final class PrivateBus: Sendable {
             }
             usleep(2000)
         }
-        address = process.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (process, process.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Stops the daemon (its clients see the bus go away) and removes its directory.

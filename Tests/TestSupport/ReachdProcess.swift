@@ -43,9 +43,14 @@ public final class ReachdProcess: Sendable {
     /// (given with `--system-bus-address` unless `systemBusInEnvironment`,
     /// then as `DBUS_SYSTEM_BUS_ADDRESS`). The machine's own system bus is
     /// never used: the variable is removed from reachd's environment otherwise.
+    ///
+    /// `systemInstance`: run `reachd --system`, serving on `session` (then a system-style bus,
+    /// given as `DBUS_SYSTEM_BUS_ADDRESS`, with no session bus at all) as the Unix user `user`
+    /// (`setpriv --reuid USER --regid USER --clear-groups`), as the system unit runs it.
     public init(
         session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
-        network: Network = .privateWithDefaultRoute, arguments: [String] = []
+        network: Network = .privateWithDefaultRoute, arguments: [String] = [],
+        systemInstance: Bool = false, user: String? = nil
     ) throws {
         guard access(Self.executable, X_OK) == 0 else {
             throw TestFailure("reachd is not built at \(Self.executable)")
@@ -53,15 +58,27 @@ public final class ReachdProcess: Sendable {
         self.session = session
         // No configuration file of the machine's or the developer's: reachd reads
         // $XDG_CONFIG_HOME/reachd/reachd.conf, else one in $XDG_CONFIG_DIRS, and either would
-        // change what every test sees. A test that wants a file passes --config.
-        var environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_FATAL_WARNINGS": "1",
+        // change what every test sees (the system instance reads /etc/reachd/reachd.conf:
+        // --no-config). A test that wants a file passes --config.
+        var environment = ["DBUS_FATAL_WARNINGS": "1",
                            "XDG_CONFIG_HOME": "/nonexistent/reachd-tests", "XDG_CONFIG_DIRS": "/nonexistent/reachd-tests"]
         var reachdArguments = arguments
-        if systemBusInEnvironment {
-            environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus
+        var unsetting = ["DBUS_SYSTEM_BUS_ADDRESS"]
+        if systemInstance {
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = session.address
+            unsetting = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
+            reachdArguments = ["--system"] + (arguments.contains("--config") ? [] : ["--no-config"]) + reachdArguments
+            if systemBus != session.address { reachdArguments += ["--system-bus-address", systemBus] }
         } else {
-            reachdArguments += ["--system-bus-address", systemBus]
+            environment["DBUS_SESSION_BUS_ADDRESS"] = session.address
+            if systemBusInEnvironment {
+                environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus
+            } else {
+                reachdArguments += ["--system-bus-address", systemBus]
+            }
         }
+        // As another user: setpriv drops to it right before reachd runs (after any namespace set-up).
+        let dropPrivileges = try user.map { ["/usr/bin/setpriv"] + (try SystemInstance.dropPrivileges(to: $0)) } ?? []
         // Each wrapper ends in exec, so the process started is reachd itself
         // (same pid) once it runs.
         let launcher: String, launcherArguments: [String]
@@ -75,16 +92,17 @@ public final class ReachdProcess: Sendable {
                 ip route add default via 192.0.2.1 && exec "$0" "$@"
                 """
             launcherArguments = (geteuid() == 0 ? [] : ["--map-root-user"])
-                + ["--net", "--mount", "--", "/bin/sh", "-c", setup, Self.executable] + reachdArguments
+                + ["--net", "--mount", "--", "/bin/sh", "-c", setup] + (dropPrivileges.isEmpty ? [] : dropPrivileges)
+                + [Self.executable] + reachdArguments
         case .named(let name):
             launcher = "/usr/sbin/ip"
-            launcherArguments = ["netns", "exec", name, Self.executable] + reachdArguments
+            launcherArguments = ["netns", "exec", name] + dropPrivileges + [Self.executable] + reachdArguments
         case .current:
-            launcher = Self.executable
-            launcherArguments = reachdArguments
+            launcher = dropPrivileges.first ?? Self.executable
+            launcherArguments = dropPrivileges.dropFirst() + (dropPrivileges.isEmpty ? [] : [Self.executable]) + reachdArguments
         }
         process = try ChildProcess(launcher, launcherArguments, environment: environment,
-                                   unsetting: ["DBUS_SYSTEM_BUS_ADDRESS"], keepFatalWarnings: true)
+                                   unsetting: unsetting, keepFatalWarnings: true)
     }
 
     public var pid: pid_t { process.pid }
