@@ -1,8 +1,10 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
-/// The README's "Embedding" example builds as its own package and prints the status.
+/// The example package (examples/ReachabilityExample; docs/app-developers/library.md) builds as
+/// its own package and prints the status, and its README shows what it prints.
 @Suite("Example package", .timeLimit(.minutes(15)))
 struct ExamplePackageTests {
     @Test("examples/ReachabilityExample builds against the Reachability product and prints the status")
@@ -25,14 +27,34 @@ struct ExamplePackageTests {
         #expect(!build.standardOutput.contains("warning:"), "\(build.transcript)")
         guard build.succeeded else { return }
 
+        let binary = scratch.appendingPathComponent("debug/ReachabilityExample").path
         try await withWorld { world in
-            let binary = scratch.appendingPathComponent("debug/ReachabilityExample").path
             let run = try await runTool(binary, [], environment: [
                 "DBUS_SESSION_BUS_ADDRESS": world.session.address, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8",
             ])
             #expect(run.succeeded, "\(run.transcript)")
             #expect(run.standardOutput == "Reachable via WiFi [Reachable] via other\npath satisfied, level dns\n", "\(run.transcript)")
         }
+
+        // Its README's output is what it prints on the documentation's Wi-Fi laptop, made by
+        // Scripts/readme-examples (network namespaces: root; a skipped check would read as a pass).
+        guard geteuid() == 0 else {
+            throw TestFailure("""
+                the example README's output is checked by Scripts/readme-examples, which needs root \
+                (it runs reachd in a network namespace); run the tests as root, e.g. with sudo -E Scripts/test
+                """)
+        }
+        let script = Executables.packageRoot.appendingPathComponent("Scripts/readme-examples").path
+        let readme = "\(package)/README.md"
+        let check = try await runTool(script, ["--check", readme], environment: [
+            "REACHD": Executables.reachd, "REACHCTL": Executables.reachctl, "REACHABILITY_EXAMPLE": binary,
+        ], timeout: .seconds(240))
+        #expect(check.status == 0, """
+            examples/ReachabilityExample/README.md shows other output than the example prints; after checking \
+            the change is intended, run Scripts/readme-examples --update with REACHABILITY_EXAMPLE set to the \
+            example's executable
+            \(check.standardOutput)\(check.standardError)
+            """)
     }
 
     static func findSwift() -> String? {
