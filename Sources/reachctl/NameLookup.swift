@@ -2,7 +2,7 @@ import Glibc
 
 /// reachctl's own lookup of a host name, for what reachd's answer cannot tell: a host reachd
 /// calls Not Reachable with flags 0 either has no route, or its name does not resolve
-/// (README, "How a host is judged"), and `CheckHost` and a monitor answer the same (0, 0) for
+/// (docs/app-developers/dbus-contract.md, "How a host is judged"), and `CheckHost` and a monitor answer the same (0, 0) for
 /// both. Asking the resolver again, with the hints reachd uses, tells them apart; reachctl
 /// runs where reachd runs, in the same session, so it reads the same resolver configuration.
 enum NameLookup {

@@ -2,8 +2,8 @@ import DBus
 import TestSupport
 import Testing
 
-/// What a host may be (design section 2, issue 5; the grammar in README's
-/// host-monitor section): a DNS name of at most 253 octets with labels of at
+/// What a host may be (design section 2, issue 5; the grammar in
+/// docs/app-developers/dbus-contract.md, "What a host may be"): a DNS name of at most 253 octets with labels of at
 /// most 63, internationalized names in either form, or an IPv4/IPv6 literal in
 /// the strict forms inet_pton takes (IPv6 with an optional zone that names an
 /// interface), the same for every method. Anything else answers `InvalidHost`

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A monitor belongs to the connection that made it; caps bound how many
-/// one connection and all of them may hold (README, "Host monitors").
+/// one connection and all of them may hold (docs/app-developers/dbus-contract.md, "Host monitors").
 ///
 /// These run reachd in the test's own network namespace without a system
 /// bus and ask only about loopback literals: route lookups, no traffic.

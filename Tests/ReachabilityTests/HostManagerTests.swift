@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// `init(domain:)` and `init(address:)`: monitors the service keeps for this client
-/// (README, "Host monitors"), made by `ManagerForDomain`/`ManagerForAddress` and let go by `Release()`.
+/// (docs/app-developers/dbus-contract.md, "Host monitors"), made by
+/// `ManagerForDomain`/`ManagerForAddress` and let go by `Release()`.
 ///
 /// Loopback answers the same on every machine: Reachable, IsLocalAddress, IsDirect.
 @Suite(

@@ -4,7 +4,7 @@ import Reachability
 import TestSupport
 import Testing
 
-/// Sandboxed apps (README, "Sandboxed apps"; contract §6.3), tried as Flatpak runs them: the
+/// Sandboxed apps (docs/app-developers/sandboxed-apps.md; contract §6.3), tried as Flatpak runs them: the
 /// app's bus is an xdg-dbus-proxy in a bwrap sandbox with the app's `/.flatpak-info`, filtered
 /// to `--talk=io.reachd.Reachability1`. An app without `--share=network` gets NotAllowed from
 /// every method and property read of both interfaces, as the portal refuses it; an app with it

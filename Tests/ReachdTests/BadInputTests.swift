@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Whatever a client sends, reachd answers with the precise standard error
-/// and keeps serving everyone (README, "The D-Bus contract": errors).
+/// and keeps serving everyone (docs/app-developers/dbus-contract.md, "Methods and errors").
 @Suite("reachd answers bad input with precise errors and keeps serving", .timeLimit(.minutes(2)))
 struct BadInputTests {
     /// One kind of bad call: as dbus-send arguments and as a message of ours.

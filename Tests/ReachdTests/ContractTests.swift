@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The object reachd serves is exactly the contract in
-/// dbus/io.reachd.Reachability1.xml (README, "The D-Bus contract": "the Introspect reply
-/// must match it"), with the standard interfaces beside it.
+/// dbus/io.reachd.Reachability1.xml (docs/app-developers/dbus-contract.md: "the service's
+/// Introspect reply is tested against it"), with the standard interfaces beside it.
 @Suite("reachd serves the contract of dbus/io.reachd.Reachability1.xml", .timeLimit(.minutes(1)))
 struct ContractTests {
     static let interface = ReachdProcess.interface

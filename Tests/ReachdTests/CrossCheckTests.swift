@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// NetworkManager checked against the kernel (contract 2 §1, the README's "When NetworkManager
-/// and the kernel disagree"), end to end: python-dbusmock's NetworkManager says one thing while
+/// NetworkManager checked against the kernel (contract 2 §1, docs/administrators/sources.md, "When
+/// NetworkManager and the kernel disagree"), end to end: python-dbusmock's NetworkManager says one thing while
 /// reachd's own namespace routes the Internet over `rv0` (default via 192.0.2.1), a link the
 /// mock knows nothing of unless a test adds a device for it.
 @Suite("NetworkManager checked against the kernel", .timeLimit(.minutes(3)))

@@ -3,8 +3,8 @@ import Glibc
 import TestSupport
 import Testing
 
-/// How reachd starts, hands over and stops (docs/design.md, "Start-up"; README,
-/// "The two commands"), as systemd and a user see it: exit codes, stderr, and who
+/// How reachd starts, hands over and stops (docs/design.md, "Start-up";
+/// docs/administrators/configuration.md, "The command line"), as systemd and a user see it: exit codes, stderr, and who
 /// owns the bus name.
 @Suite("reachd's lifecycle on the session bus", .timeLimit(.minutes(1)))
 struct LifecycleTests {

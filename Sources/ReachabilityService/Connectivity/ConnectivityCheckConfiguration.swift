@@ -100,7 +100,7 @@ public struct ConnectivityCheckConfiguration: Sendable, Equatable {
     /// Whether `location` starts with a scheme and `://` (RFC 3986: a letter, then letters,
     /// digits, `+`, `-` or `.`), so `/login?next=http://x` stays relative. Spelled without
     /// `String.contains(String)`: that lives in _StringProcessing, which links the regex engine
-    /// into reachd (+1.65 MB stripped, +0.8 MiB idle RSS; README, "Installed size").
+    /// into reachd (+1.65 MB stripped, +0.8 MiB idle RSS; docs/contributors/benchmarks.md, "Installed size").
     static func hasScheme(_ location: String) -> Bool {
         guard let colon = location.firstIndex(of: ":"), location[colon...].hasPrefix("://") else { return false }
         let scheme = location[..<colon]
