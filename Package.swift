@@ -87,7 +87,10 @@ let package = Package(
         // The test harness the test targets share: child processes, private
         // buses, command-line tools, reachd and python-dbusmock's NetworkManager.
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
-        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
+        .testTarget(
+            name: "EventLoopsTests",
+            dependencies: ["EventLoops", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "EventLoops", "TestSupport"]),
         // End to end: the reachd executable on private buses, against
         // python-dbusmock's NetworkManager and the real one in a namespace.

@@ -27,11 +27,17 @@ public struct TimerQueue {
         entries.removeAll { $0.id == id }
     }
 
-    /// The `epoll_wait` timeout: -1 with no timers, else milliseconds rounded up.
+    /// The `epoll_wait` timeout: -1 with no timers, else milliseconds rounded up, at most
+    /// `Int32.max` (24.8 days; the loop then wakes and asks again).
+    ///
+    /// Compared before it is converted: `Duration.components` traps beyond `Int64` seconds, and
+    /// seconds times 1000 overflowed beyond 292 million years, which a deadline `.seconds(1e16)`
+    /// away reached (`--connectivity-interval 10000000000000000` killed reachd by SIGILL).
     func millisecondsUntilNextDeadline(now: ContinuousClock.Instant) -> Int32 {
         guard let first = entries.first else { return -1 }
         let remaining = now.duration(to: first.deadline)
         if remaining <= .zero { return 0 }
+        if remaining >= .milliseconds(Int32.max) { return Int32.max }
         let (seconds, attoseconds) = remaining.components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: milliseconds)
