@@ -61,7 +61,7 @@ enum TCPHandshake {
         var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
         let polled = poll(&ready, 1, timeout)
         guard polled == 1 else {
-            return polled == 0 ? "timed out after \(Seconds(Double(timeout) / 1000).text) s" : describe(errno)
+            return polled == 0 ? "timed out after \(Seconds.text(of: .milliseconds(timeout))) s" : describe(errno)
         }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)

@@ -32,7 +32,7 @@ extension Reachctl {
 
         // Unconditional: `-1` is a value here (out of range, and said so), not an option.
         @Option(parsing: .unconditional,
-                help: "Give up after this many seconds (decimals allowed); 0 checks once; inf waits without a limit.")
+                help: "Give up after this many seconds (decimals allowed, at most 31536000: a year); 0 checks once; inf waits without a limit.")
         var timeout = Seconds(30)
 
         @Option(help: "Wait for this host (a DNS name or an IP address) instead of a level; NAME:PORT (or [IPV6]:PORT) also waits until a TCP connection to that port succeeds (repeatable).")
@@ -53,7 +53,8 @@ extension Reachctl {
               help: "Exit 1 at once when the condition is not met and nothing is being connected.")
         var exitEarly = false
 
-        @Option(parsing: .unconditional, help: "The condition must hold this many seconds before reachctl exits 0.")
+        @Option(parsing: .unconditional,
+                help: "The condition must hold this many seconds (decimals allowed, at most a year) before reachctl exits 0.")
         var stable = Seconds(0)
 
         @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing.")
@@ -66,11 +67,11 @@ extension Reachctl {
             guard WaitCondition.Level(level) != nil else {
                 throw ValidationError("unknown --level '\(level)' (link, routable, dns, online)")
             }
-            guard timeout.value >= 0 else {
-                throw ValidationError("--timeout must be 0 or more seconds (or inf); got \(timeout.text)")
+            guard timeout.isUnlimited || timeout.duration != nil else {
+                throw ValidationError("--timeout must be \(Seconds.rangeText), or inf; got \(timeout.text)")
             }
-            guard stable.value >= 0, stable.value.isFinite else {
-                throw ValidationError("--stable must be 0 or more seconds (not inf); got \(stable.text)")
+            guard stable.duration != nil else {
+                throw ValidationError("--stable must be \(Seconds.rangeText); got \(stable.text)")
             }
             if (ipv4 || ipv6) && WaitCondition.Level(level) == .link {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")
@@ -106,8 +107,9 @@ extension Reachctl {
                 interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },
                 ignore: ignore, any: any)
             let hosts = host.compactMap(TCPHandshake.split).map { Waiter.Host(name: $0.host, port: $0.port) }
-            let waiter = Waiter(condition: condition, hosts: hosts, timeout: timeout.value,
-                                stable: stable.duration, exitEarly: exitEarly, quiet: quiet)
+            // validate() took both: a duration within the range, or an unlimited --timeout.
+            let waiter = Waiter(condition: condition, hosts: hosts, timeout: timeout.duration,
+                                stable: stable.duration ?? .zero, exitEarly: exitEarly, quiet: quiet)
             let outcome = await waiter.wait()
             if json { Output.line(Output.json(outcome.report)) }
             switch outcome.ending {

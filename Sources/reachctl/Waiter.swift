@@ -17,8 +17,8 @@ struct Waiter {
 
     let condition: WaitCondition
     let hosts: [Host]
-    /// Seconds; 0 checks once, infinity never gives up.
-    let timeout: Double
+    /// Zero checks once; nil never gives up. At most a year (Seconds.range).
+    let timeout: Duration?
     let stable: Duration
     let exitEarly: Bool
     let quiet: Bool
@@ -131,10 +131,10 @@ struct Waiter {
             return parts.joined(separator: "; ")
         }
         func deadlineLeft() -> Duration {
-            timeout.isFinite ? started + .seconds(timeout) - .now : .seconds(5)
+            timeout.map { started + $0 - .now } ?? .seconds(5)
         }
 
-        if timeout == 0 {
+        if timeout == .zero {
             for index in watches.indices {
                 do {
                     watches[index].last = try await watches[index].manager.fetchUpdate()
@@ -163,9 +163,9 @@ struct Waiter {
             let updates = watch.manager.updates
             tasks.append(Task { for await update in updates { sink.yield(.update(index, update)) } })
         }
-        if timeout.isFinite {
-            tasks.append(Task { [timeout] in
-                guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+        if let timeout {
+            tasks.append(Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 sink.yield(.deadline)
             })
         }
@@ -236,7 +236,7 @@ struct Waiter {
                    let error = unreachable.manager.lastError, error.isServiceUnavailable {
                     return outcome(.failed(error))
                 }
-                return outcome(.notSatisfied("timed out after \(Self.text(timeout)) s: \(reason())"))
+                return outcome(.notSatisfied("timed out after \(Seconds.text(of: timeout ?? .zero)) s: \(reason())"))
             }
 
             let satisfied = isSatisfied()
@@ -285,9 +285,5 @@ struct Waiter {
     private func say(_ text: String) {
         guard !quiet, isatty(STDERR_FILENO) == 1 else { return }
         Output.error(text)
-    }
-
-    private static func text(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }

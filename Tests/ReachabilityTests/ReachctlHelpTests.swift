@@ -87,8 +87,8 @@ struct ReachctlHelpTests {
     }
 
     @Test("a negative --timeout or --stable is out of range, and the error says which range (not 'Missing value')",
-          arguments: [("--timeout", "--timeout must be 0 or more seconds (or inf); got -1"),
-                      ("--stable", "--stable must be 0 or more seconds (not inf); got -1")])
+          arguments: [("--timeout", "--timeout must be from 0 to 31536000 seconds (a year; decimals allowed), or inf; got -1"),
+                      ("--stable", "--stable must be from 0 to 31536000 seconds (a year; decimals allowed); got -1")])
     func negativeSecondsAreOutOfRange(option: String, message: String) async throws {
         let result = try await runTool(Executables.reachctl, ["wait", option, "-1"])
         #expect(result.status == 64, "\(result.transcript)")

@@ -202,4 +202,31 @@ struct ReachctlWaitTests {
         let result = try await runTool(Executables.reachctl, arguments)
         #expect(result.status == 64, "\(result.transcript)")
     }
+
+    @Test("a duration beyond a year, NaN, or infinite where no limit is meant is refused with the range (64), never a crash",
+          arguments: [
+            ("--timeout", "1e19"), ("--timeout", "99999999999999999999"), ("--timeout", "1e300"), ("--timeout", "1e400"),
+            ("--timeout", "nan"), ("--timeout", "-inf"), ("--timeout", "31536000.001"), ("--timeout", "-0.5"),
+            ("--stable", "1e20"), ("--stable", "inf"), ("--stable", "nan"), ("--stable", "9223372036854775807"),
+          ])
+    func durationsOutOfRangeExit64(option: String, value: String) async throws {
+        let result = try await runTool(Executables.reachctl, ["wait", option, value])
+        #expect(result.status == 64, "\(result.transcript)")
+        #expect(result.standardError.contains("\(option) must be from 0 to 31536000 seconds (a year; decimals allowed)"),
+                "\(result.transcript)")
+        #expect(result.standardError.contains("got \(value)"), "\(result.transcript)")
+    }
+
+    @Test("a year is taken: --timeout 31536000 returns at once when the level holds; --stable 31536000 holds until the timeout")
+    func aYearIsTaken() async throws {
+        try await withWorld { world in
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let once = try await world.reachctl("wait", "--level", "routable", "--timeout", "31536000")
+            #expect(once.status == 0, "\(once.transcript)")
+            // Met at once, held for a year's timer, ended by the 3 s deadline: both timers ran.
+            let held = try await world.reachctl("wait", "--level", "routable", "--stable", "31536000", "--timeout", "3")
+            #expect(held.status == 1, "\(held.transcript)")
+            #expect(held.standardError.contains("timed out after 3 s"), "\(held.transcript)")
+        }
+    }
 }
