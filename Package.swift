@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "EventLoops", "ReachabilityService", "CMemory", "BuildVersion",
+                "EventLoops", "ReachabilityCore", "ReachabilityService", "CMemory", "BuildVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

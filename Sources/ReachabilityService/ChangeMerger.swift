@@ -109,8 +109,11 @@ actor ChangeMerger {
         announce: @escaping @Sendable (PublishedReachability) async -> Void,
         sourcesChanged: @escaping @Sendable () -> Void
     ) {
-        self.settle = settle
-        self.crossCheck = crossCheck
+        // reachd's options stop at a year (OptionRange); any other caller gets the same bounds
+        // rather than a trap where a timer converts a longer Duration.
+        func bounded(_ duration: Duration) -> Duration { min(max(duration, .zero), OptionRange.longestDuration) }
+        self.settle = bounded(settle)
+        self.crossCheck = CrossCheck(overrides: crossCheck.overrides, delay: bounded(crossCheck.delay))
         self.logger = logger
         self.kernelPaths = kernelPaths
         self.start = start

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import ReachabilityService
 
 /// What reachd runs with: its command line over its configuration file over
@@ -6,7 +7,8 @@ import ReachabilityService
 /// Parsed by hand. Why not swift-argument-parser, as reachctl uses: it links
 /// FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
-/// (docs/design.md, "One thread"; README, Benchmarks). Fifteen options do not need a framework.
+/// (docs/design.md, "One thread"; README, Benchmarks). Fifteen options do not need a framework:
+/// each is one entry of ReachdSetting's table, which parsing, reachd.conf and `--help` read.
 struct ReachdOptions: Equatable {
     /// `--system`: serve on the system bus, for every local user.
     var system = false
@@ -31,77 +33,90 @@ struct ReachdOptions: Equatable {
 
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
-    static let help = """
-        OVERVIEW: Publish network reachability (io.reachd.Reachability1) on the session bus,
-                  or with --system on the system bus for every local user.
+    /// `--help`, made from the settings' table (ReachdSetting) and `commandLineOnly`.
+    static var help: String {
+        var text = """
+            OVERVIEW: Publish network reachability (io.reachd.Reachability1) on the session bus,
+                      or with --system on the system bus for every local user.
 
-        USAGE: reachd [--system] [--replace] [--system-bus-address ADDRESS] [--settle-ms N]
-                      [--max-monitors-per-client N] [--max-monitors N] [--log-level LEVEL]
-                      [--probe-ipv4 ADDRESS] [--probe-ipv6 ADDRESS] [--route-events all|filtered]
-                      [--override-delay-ms N] [--no-override]
-                      [--connectivity-uri URI] [--connectivity-response TEXT]
-                      [--connectivity-interval S] [--connectivity-timeout S]
-                      [--config FILE | --no-config]
 
-        OPTIONS:
-          --system                Serve on the system bus (for system services, every local user
-                                  and machines without a session) instead of the session bus;
-                                  read /etc/reachd/reachd.conf. Monitor limits count per user.
-          --replace               Take the bus name over from a running reachd.
-          --system-bus-address ADDRESS
-                                  Watch NetworkManager on this system bus address instead of the
-                                  usual one (default: $DBUS_SYSTEM_BUS_ADDRESS or the standard socket).
-          --settle-ms N           Publish a change only after it has held this many milliseconds
-                                  (flap suppression; default: 0).
-          --max-monitors-per-client N
-                                  Host monitors one client connection may hold, with --system one
-                                  user over all its connections (default: 64).
-          --max-monitors N        Host monitors all clients together may hold (default: 4096).
-          --log-level LEVEL       trace, debug, info, notice, warning, error or critical (default: info).
-          --probe-ipv4 ADDRESS    Without NetworkManager, the address whose route stands for the
-                                  Internet (default: the first of 192.0.2.1, 198.51.100.1,
-                                  203.0.113.1 that a default route covers). Set a real global
-                                  address on a router without a default route.
-          --probe-ipv6 ADDRESS    The same for IPv6 (default: 2001:db8::1, then 3fff::1).
-          --route-events all|filtered
-                                  filtered (default): routing daemons' changes to other than
-                                  default routes never wake reachd; all: hear every route change.
-          --override-delay-ms N   Publish the kernel's answer over NetworkManager's only after they
-                                  have disagreed this many milliseconds (default: 1000).
-          --no-override           Publish NetworkManager's word as it is, never checked against
-                                  the kernel's path (reachd before the cross-check).
-          --connectivity-uri URI  Check the Internet by fetching this http:// URI where
-                                  NetworkManager does not check it (default: no check; an empty
-                                  URI turns a configured check off).
-          --connectivity-response TEXT
-                                  The body a good answer starts with (default: "NetworkManager is
-                                  online"); empty: expect 204 No Content.
-          --connectivity-interval S
-                                  Seconds between checks; 0: only on a change (default: 300).
-          --connectivity-timeout S
-                                  Seconds a check may take (default: 20).
-          --config FILE           Read this configuration file instead of the usual one.
-          --no-config             Read no configuration file.
-          --version               Show reachd's version and exit.
-          -h, --help              Show this help.
+            """
+        text += wrap(["USAGE: reachd"] + usageItems, width: 98, indent: 14) + "\n\nOPTIONS:\n"
+        let entries = ReachdSetting.all.map { setting in
+            (setting.flagValue == nil ? "\(setting.option) \(setting.valueName)" : setting.option, setting.help)
+        } + commandLineOnly
+        for (name, lines) in entries {
+            if name.count <= 22 {
+                text += "  " + name + String(repeating: " ", count: 24 - name.count) + lines[0] + "\n"
+                text += lines.dropFirst().map { String(repeating: " ", count: 26) + $0 + "\n" }.joined()
+            } else {
+                text += "  " + name + "\n" + lines.map { String(repeating: " ", count: 26) + $0 + "\n" }.joined()
+            }
+        }
+        text += """
 
-        CONFIGURATION FILE:
-          reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
-          and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
-          that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but --system
-          and --replace has a key there; the command line wins.
-            [reachd]          system-bus-address, settle-ms, max-monitors-per-client,
-                              max-monitors, log-level
-            [kernel]          probe-ipv4, probe-ipv6, route-events
-            [networkmanager]  override (true or false), override-delay-ms
-            [connectivity]    uri, response, interval, timeout (and enabled, as NetworkManager's)
-          For example:
-            [reachd]
-            settle-ms=500
-            [connectivity]
-            uri=http://nmcheck.gnome.org/check_network_status.txt
+              S and N are whole numbers: durations up to a year (\(OptionRange.secondsInAYear) s, \
+            \(OptionRange.secondsInAYear)000 ms),
+              monitor limits up to \(ReachdSetting.mostMonitors).
 
-        """
+            CONFIGURATION FILE:
+              reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
+              and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
+              that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but \(ReachdSetting.all.filter { $0.section == nil }.map(\.option).joined(separator: ", ")) \
+            has a key there; the command line wins.
+
+            """
+        for section in ReachdSetting.sections {
+            let name = "[\(section)]"
+            var keys = ReachdSetting.all.filter { $0.section == section }.map { setting in
+                setting.flagValue == nil ? setting.key : "\(setting.key) (true or false)"
+            }
+            if section == "connectivity" { keys[keys.count - 1] += " (and enabled, as NetworkManager's)" }
+            let words = keys.enumerated().map { index, key in index < keys.count - 1 ? key + "," : key }
+            text += wrap(["    " + name + String(repeating: " ", count: 18 - name.count) + words[0]] + words.dropFirst(),
+                         width: 90, indent: 22) + "\n"
+        }
+        text += """
+              For example:
+                [reachd]
+                settle-ms=500
+                [connectivity]
+                uri=http://nmcheck.gnome.org/check_network_status.txt
+
+            """
+        return text
+    }
+
+    /// The options of the command line alone, for `--help`: what to read, or what else to do.
+    static let commandLineOnly: [(name: String, help: [String])] = [
+        ("--config FILE", ["Read this configuration file instead of the usual one."]),
+        ("--no-config", ["Read no configuration file."]),
+        ("--version", ["Show reachd's version and exit."]),
+        ("-h, --help", ["Show this help."]),
+    ]
+
+    /// `[--settle-ms N]` for each setting, then the choice of file.
+    private static var usageItems: [String] {
+        ReachdSetting.all.map { setting in
+            setting.flagValue == nil ? "[\(setting.option) \(setting.valueName)]" : "[\(setting.option)]"
+        } + ["[--config FILE | --no-config]"]
+    }
+
+    /// `words` joined by spaces into lines of at most `width` characters, each after the first
+    /// starting with `indent` spaces.
+    private static func wrap(_ words: [String], width: Int, indent: Int) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in words {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(repeating: " ", count: indent) + word
+            } else {
+                line += line.isEmpty ? word : " " + word
+            }
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
 
     /// What the command line asks for.
     enum Request: Equatable {

@@ -76,6 +76,19 @@ struct ConnectivityCheckAnswerTests {
         #expect(throws: ConnectivityCheckConfiguration.InvalidURI.self) { try ConnectivityCheckConfiguration(uri: uri) }
     }
 
+    @Test("an interval or timeout beyond a year (or below zero) is refused, not armed as a timer that traps",
+          arguments: [(Duration.seconds(31_536_001), Duration.seconds(20)), (.seconds(Int64.max), .seconds(20)),
+                      (.seconds(-1), .seconds(20)), (.seconds(300), .seconds(31_536_001)),
+                      (.seconds(300), .seconds(Int64.max) * 2), (.seconds(300), .zero)])
+    func durationsOutOfRange(interval: Duration, timeout: Duration) {
+        #expect(throws: ConnectivityCheckConfiguration.InvalidURI.self) {
+            try ConnectivityCheckConfiguration(uri: "http://check.example/", interval: interval, timeout: timeout)
+        }
+        #expect(throws: Never.self) {
+            try ConnectivityCheckConfiguration(uri: "http://check.example/", interval: .seconds(31_536_000), timeout: .seconds(31_536_000))
+        }
+    }
+
     @Test("families combine as NetworkManager ranks them: full, then portal, then limited")
     func familiesCombine() {
         #expect(ConnectivityCheckResult.Verdict.limited.better(.full) == .full)

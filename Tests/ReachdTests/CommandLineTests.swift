@@ -45,12 +45,45 @@ struct CommandLineTests {
             (["--connectivity-interval", "-1"], "--connectivity-interval"),
             (["--connectivity-timeout", "0"], "--connectivity-timeout"),
             (["--connectivity-response"], "missing value"),
+            // Issue 29: beyond the range, each of these killed reachd by SIGILL once a timer was armed.
+            (["--connectivity-interval", "10000000000000000"],
+             "--connectivity-interval needs a whole number of seconds from 0 to 31536000 (a year), not '10000000000000000'"),
+            (["--connectivity-timeout", "1e16"], "--connectivity-timeout needs a whole number of seconds from 1 to 31536000 (a year)"),
+            (["--connectivity-timeout=9223372036854775807"], "from 1 to 31536000 (a year), not '9223372036854775807'"),
+            (["--connectivity-interval", "31536001"], "from 0 to 31536000 (a year)"),
+            (["--connectivity-interval", "nan"], "not 'nan'"),
+            (["--settle-ms", "99999999999999999999"],
+             "--settle-ms needs a whole number of milliseconds from 0 to 31536000000 (a year), not '99999999999999999999'"),
+            (["--override-delay-ms", "31536000001"], "--override-delay-ms needs a whole number of milliseconds from 0 to 31536000000"),
+            (["--override-delay-ms", "inf"], "not 'inf'"),
+            (["--max-monitors", "1000001"], "--max-monitors needs a whole number from 1 to 1000000, not '1000001'"),
+            (["--max-monitors-per-client", "-9223372036854775808"], "from 1 to 1000000"),
           ])
     func badCommandLineExits64(arguments: [String], named: String) async throws {
         let result = try await runTool(ReachdProcess.executable, arguments,
                                        environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
         #expect(result.status == 64, "\(result.transcript)")
         #expect(result.standardError.contains(named), "stderr names the problem: \(result.transcript)")
+    }
+
+    @Test("--help says how far numbers go: durations up to a year, monitor limits up to a million")
+    func helpGivesTheRanges() async throws {
+        let help = try await runToolChecked(ReachdProcess.executable, ["--help"])
+        #expect(help.standardOutput.contains("durations up to a year (31536000 s, 31536000000 ms)"), "\(help.transcript)")
+        #expect(help.standardOutput.contains("monitor limits up to 1000000"), "\(help.transcript)")
+    }
+
+    @Test("the bounds themselves are taken, and reachd serves with them")
+    func boundsAreTaken() async throws {
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: absentSystemBusAddress(),
+                                 arguments: ["--override-delay-ms=31536000000", "--max-monitors=1000000",
+                                             "--max-monitors-per-client=1000000", "--connectivity-timeout=31536000",
+                                             "--connectivity-interval=31536000"]) { _ in
+                let status = try await session.getStatus()
+                #expect(status.succeeded, "\(status.transcript)")
+            }
+        }
     }
 
     @Test("options also take their value after '=', and reachd serves with them")

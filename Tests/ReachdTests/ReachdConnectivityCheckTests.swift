@@ -381,6 +381,20 @@ struct ReachdConnectivityCheckTests {
         }
     }
 
+    @Test("a year's interval and timeout: the check passes, the next one is armed a year away, and reachd lives on")
+    func aYearIsTaken() async throws {
+        try await Self.withLab { lab in
+            try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/online"), "--connectivity-interval", "31536000",
+                                            "--connectivity-timeout", "31536000", "--override-delay-ms", "31536000000"]) { reachd in
+                try await Self.expect(lab, reachd, ["Connectivity": "s \"full\""], "the first check")
+                // The loop has armed the next check's timer once it answers again; 1e16 s here killed reachd by SIGILL.
+                let status = try await lab.property("Status")
+                #expect(status == "i 2", "\(status)\n\(reachd.standardError)")
+                #expect(reachd.process.poll() == nil, "reachd lives: \(reachd.standardError)")
+            }
+        }
+    }
+
     @Test("no URI: no request at all, no system call while idle, and ConnectivityChecked stays false")
     func noURINoRequests() async throws {
         try await Self.withLab { lab in

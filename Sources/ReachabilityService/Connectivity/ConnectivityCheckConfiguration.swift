@@ -1,3 +1,5 @@
+import ReachabilityCore
+
 /// reachd's own connectivity check as configured (`[connectivity]` in reachd.conf, or
 /// `--connectivity-uri` and friends): NetworkManager's keys, with NetworkManager's defaults.
 /// Without a URI there is no configuration at all, and no check.
@@ -64,8 +66,12 @@ public struct ConnectivityCheckConfiguration: Sendable, Equatable {
             guard let number = UInt16(portText), number > 0 else { throw invalid("port \(portText)") }
             port = number
         }
+        // Within a year, as reachd's options are (OptionRange): a longer Duration traps where a
+        // timer or Swift's sleep converts it, and kills reachd by SIGILL.
         guard interval >= .zero else { throw invalid("a negative interval") }
+        guard interval <= OptionRange.longestDuration else { throw invalid("an interval longer than a year") }
         guard timeout > .zero else { throw invalid("the timeout must be positive") }
+        guard timeout <= OptionRange.longestDuration else { throw invalid("a timeout longer than a year") }
         self.uri = uri
         self.response = response
         self.interval = interval
