@@ -8,8 +8,10 @@ extension Reachctl {
             discussion: """
                 Levels, each implying the ones before: link (a link that can carry an Internet path \
                 has carrier), routable (Status is reachable: no portal, no connection required), dns \
-                (routable, and a configured DNS server has a path), online (dns, and NetworkManager's \
-                connectivity check is live and says full).
+                (routable, and a configured DNS server has a path), online (dns, and a connectivity \
+                check is live and says full: NetworkManager's, or where NetworkManager does not check, \
+                reachd's own, which [connectivity] uri=http://... in reachd.conf turns on; \
+                ~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one).
 
                 Exits 0 as soon as the condition holds (at once if it already does), 1 if it does not \
                 before the timeout. --timeout 0 checks once without waiting (as nm-online; unlike \

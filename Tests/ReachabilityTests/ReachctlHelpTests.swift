@@ -83,6 +83,11 @@ struct ReachctlHelpTests {
         #expect(unknown.standardError.contains("status, watch, host, wait, path"), "\(unknown.transcript)")
         let known = try await runTool(Executables.reachctl, ["help", "wait"])
         #expect(known.status == 0 && known.standardOutput.contains("USAGE: reachctl wait"), "\(known.transcript)")
+        // online's check may be reachd's own: help wait says how to turn it on, and where.
+        let flat = known.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("reachd's own, which [connectivity] uri=http://... in reachd.conf turns on; "
+                              + "~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one"),
+                "\(known.transcript)")
         #expect(try await runTool(Executables.reachctl, ["help"]).status == 0)
     }
 
