@@ -34,7 +34,7 @@ let package = Package(
         // One-line wrappers for the rtnetlink macros Swift cannot import.
         .target(name: "CNetlink"),
         // libidn2 as the system provides it (IDNA 2008, UTS #46); only
-        // ReachabilityService's IDNA.swift imports it.
+        // ReachabilityEngine's IDNA.swift imports it.
         .systemLibrary(
             name: "CIDN2",
             pkgConfig: "libidn2",
@@ -49,11 +49,21 @@ let package = Package(
         // The D-Bus contract spelled once: names, errors and property tables,
         // for the service and the client library alike.
         .target(name: "ReachabilityContract", dependencies: ["DBus", "ReachabilityCore"]),
-        // The service: NetworkManager back end, published state, exported objects.
+        // The engine (contract 4, §3.1): the sources (NetworkManager, systemd-networkd, the
+        // kernel, reachd's own check), the change merger and the host monitors, with no front
+        // end. reachd serves it on a bus; the client library runs it in-process.
+        .target(
+            name: "ReachabilityEngine",
+            dependencies: [
+                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The service's bus front end: the exported objects, the caller policy, the name.
         .target(
             name: "ReachabilityService",
             dependencies: [
-                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
+                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "ReachabilityEngine",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -65,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "EventLoops", "ReachabilityCore", "ReachabilityService", "CMemory", "BuildVersion",
+                "EventLoops", "ReachabilityCore", "ReachabilityEngine", "ReachabilityService", "CMemory", "BuildVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -105,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "ReachabilityServiceTests",
             dependencies: [
-                "ReachabilityService", "DBus", "ReachabilityCore",
+                "ReachabilityService", "ReachabilityEngine", "DBus", "ReachabilityCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

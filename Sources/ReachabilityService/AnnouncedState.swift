@@ -53,6 +53,14 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
             defer { old = new }
             return old
         }
+        return try Self.announce(from: old, to: new, path: path, interface: interface, on: connection)
+    }
+
+    /// The one way a change is announced: a single `PropertiesChanged` naming every property
+    /// that changed, then `ReachabilityChanged` if (status, flags) changed. Returns the names.
+    @discardableResult
+    static func announce(from old: Value, to new: Value, path: ObjectPath, interface: InterfaceName,
+                         on connection: isolated Connection) throws -> [String] {
         let changed = new.changedProperties(from: old)
         guard !changed.isEmpty else { return [] }
         try connection.emitPropertiesChanged(path: path, interface: interface, names: changed)

@@ -1,6 +1,7 @@
 import DBus
 import ReachabilityContract
 import ReachabilityCore
+import ReachabilityEngine
 
 /// The declaration of `io.reachd.Reachability1` on `/io/reachd/Reachability1`:
 /// interface version 3 (dbus/io.reachd.Reachability1.xml is the source of truth,
@@ -9,7 +10,7 @@ import ReachabilityCore
 enum ReachabilityInterface {
     static func declaration(
         publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, checker: ConnectivityChecker,
-        callers: CallerPolicy, session: Connection
+        callers: CallerPolicy
     ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
         return InterfaceDeclaration(
@@ -32,14 +33,12 @@ enum ReachabilityInterface {
                 MethodDeclaration(name: ReachabilityContract.managerForDomain, inputs: ["domain": "s"], outputs: ["monitor": "o"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
-                    let owner = try sender(of: call)
-                    return [.objectPath(try await monitors.create(host: host, owner: owner, account: callers.account(of: owner), session: session))]
+                    return [.objectPath(try await create(host, for: try sender(of: call), in: monitors, callers: callers))]
                 }),
                 MethodDeclaration(name: ReachabilityContract.managerForAddress, inputs: ["address": "s"], outputs: ["monitor": "o"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(address: call.body[0].stringValue ?? "")
-                    let owner = try sender(of: call)
-                    return [.objectPath(try await monitors.create(host: host, owner: owner, account: callers.account(of: owner), session: session))]
+                    return [.objectPath(try await create(host, for: try sender(of: call), in: monitors, callers: callers))]
                 }),
                 MethodDeclaration(name: ReachabilityContract.checkConnectivity, outputs: ["connectivity": "s"],
                                   handler: .deferred { _ in [.string(try await checker.check())] }),
@@ -57,6 +56,13 @@ enum ReachabilityInterface {
             signals: [
                 SignalDeclaration(name: ReachabilityContract.reachabilityChanged, arguments: ["status": "i", "flags": "u"]),
             ])
+    }
+
+    /// A monitor owned by the caller's connection, under its account's cap; its object's path.
+    private static func create(_ host: HostSpecification, for owner: BusName, in monitors: HostMonitorRegistry,
+                               callers: CallerPolicy) async throws -> ObjectPath {
+        let monitor = try await monitors.create(host: host, owner: owner.rawValue, account: callers.account(of: owner))
+        return ReachabilityContract.monitorPath(monitor.id)
     }
 
     private static func sender(of call: Message) throws -> BusName {

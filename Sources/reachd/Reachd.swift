@@ -3,6 +3,7 @@ import CMemory
 import EventLoops
 import Glibc
 import Logging
+import ReachabilityEngine
 import ReachabilityService
 import Synchronization
 
@@ -117,12 +118,13 @@ enum Reachd {
         }
         let daemon = ReachabilityDaemon(
             configuration: ReachabilityDaemonConfiguration(
-                bus: options.system ? .system : .session, replace: options.replace, systemBusAddress: options.systemBusAddress,
-                settle: .milliseconds(options.settleMilliseconds),
-                maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
-                probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents,
-                overrides: options.overrides, overrideDelay: .milliseconds(options.overrideDelayMilliseconds),
-                connectivityCheck: connectivityCheck),
+                bus: options.system ? .system : .session, replace: options.replace,
+                engine: EngineConfiguration(
+                    systemBusAddress: options.systemBusAddress, settle: .milliseconds(options.settleMilliseconds),
+                    maximumMonitorsPerClient: options.maximumMonitorsPerClient, maximumMonitors: options.maximumMonitors,
+                    probeIPv4: options.probeIPv4, probeIPv6: options.probeIPv6, allRouteEvents: options.allRouteEvents,
+                    overrides: options.overrides, overrideDelay: .milliseconds(options.overrideDelayMilliseconds),
+                    connectivityCheck: connectivityCheck)),
             logger: logger, loop: loop)
         let shutdown = ShutdownRequest()
         do {

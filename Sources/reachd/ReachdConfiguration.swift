@@ -1,4 +1,5 @@
 import Glibc
+import ReachabilityEngine
 import ReachabilityService
 
 /// reachd.conf, found, read and applied once at start.

@@ -1,4 +1,5 @@
 import ReachabilityCore
+import ReachabilityEngine
 import ReachabilityService
 
 /// What reachd runs with: its command line over its configuration file over

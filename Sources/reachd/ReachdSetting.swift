@@ -1,4 +1,5 @@
 import ReachabilityCore
+import ReachabilityEngine
 import ReachabilityService
 
 /// One thing reachd can be told, spelled once: its command-line option, its key in reachd.conf,

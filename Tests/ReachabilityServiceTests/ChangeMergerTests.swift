@@ -1,6 +1,6 @@
 import Logging
 import ReachabilityCore
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import ReachabilityCore
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 import Testing
 
 /// reachd's own connectivity check reads an answer as NetworkManager does (contract 3, §2.2):

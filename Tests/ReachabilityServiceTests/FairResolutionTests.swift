@@ -1,4 +1,4 @@
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 import Glibc
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import DBus
 import Testing
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 
 /// reachd's one grammar for a host, the same for `ManagerForDomain`,
 /// `ManagerForAddress` and `CheckHost`: the strict address forms inet_pton

@@ -1,6 +1,6 @@
 import DBus
 import Testing
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 
 /// A name typed in any script reaches the resolver in the one ASCII form DNS
 /// knows it by (UTS #46 with NFC, by libidn2): the same name typed two ways

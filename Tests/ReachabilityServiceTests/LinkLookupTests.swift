@@ -1,7 +1,7 @@
 import Glibc
 import ReachabilityCore
 import Testing
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 
 /// The link kind comes from one `RTM_GETLINK` per link, taken apart without trusting its lengths;
 /// the bytes are spelled out as the kernel lays them out (rtnetlink(7); host byte order).

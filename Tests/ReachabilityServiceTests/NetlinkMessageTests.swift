@@ -1,5 +1,5 @@
 import Testing
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 
 /// The kernel's answers to a route lookup are taken apart without trusting
 /// any length in them: every message and attribute is checked against the

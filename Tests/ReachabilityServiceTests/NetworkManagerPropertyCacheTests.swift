@@ -1,7 +1,7 @@
 import DBus
 import ReachabilityCore
 import Testing
-@testable import ReachabilityService
+@testable import ReachabilityEngine
 
 /// What reachd knows of NetworkManager is built from `GetAll` answers and
 /// signals, in arrival order: it asks for exactly the objects the published

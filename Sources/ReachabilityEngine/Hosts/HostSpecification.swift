@@ -13,15 +13,15 @@ import ReachabilityContract
 /// try HostSpecification(domain: "::ffff:127.0.0.1")   // .address(127.0.0.1)
 /// try HostSpecification(domain: "127.1")              // throws InvalidHost: a legacy IPv4 form
 /// ```
-enum HostSpecification: Sendable, Hashable {
+package enum HostSpecification: Sendable, Hashable {
     case address(IPAddress)
     case name(String)
 
     /// Answers the interface index a zone names, nil when no interface does.
-    typealias InterfaceIndex = (_ zone: String) -> UInt32?
+    package typealias InterfaceIndex = (_ zone: String) -> UInt32?
 
     /// As `managerForDomain:` and `CheckHost` take it: a DNS name, or an address literal.
-    init(domain text: String, interfaceIndex: InterfaceIndex = IPAddress.systemInterfaceIndex) throws(DBusError) {
+    package init(domain text: String, interfaceIndex: InterfaceIndex = IPAddress.systemInterfaceIndex) throws(DBusError) {
         try Self.checkBasics(text)
         switch AddressLiteral.read(text) {
         case .address(let address): self = .address(try Self.withExistingZone(address, in: text, interfaceIndex))
@@ -31,7 +31,7 @@ enum HostSpecification: Sendable, Hashable {
     }
 
     /// As `managerForAddress:` takes it: an IPv4 or IPv6 literal only.
-    init(address text: String, interfaceIndex: InterfaceIndex = IPAddress.systemInterfaceIndex) throws(DBusError) {
+    package init(address text: String, interfaceIndex: InterfaceIndex = IPAddress.systemInterfaceIndex) throws(DBusError) {
         try Self.checkBasics(text)
         switch AddressLiteral.read(text) {
         case .address(let address): self = .address(try Self.withExistingZone(address, in: text, interfaceIndex))
@@ -42,7 +42,7 @@ enum HostSpecification: Sendable, Hashable {
     }
 
     /// What the monitor's `Host` property shows.
-    var text: String {
+    package var text: String {
         switch self {
         case .address(let address): address.description
         case .name(let name): name

@@ -8,7 +8,7 @@ import ReachabilityCore
 /// right after one failed, or many users could run one each). Where
 /// NetworkManager's own check is off (or NetworkManager absent) and reachd has a check URI,
 /// reachd's own check runs instead. With neither there is no check to run: `NotSupported`.
-actor ConnectivityChecker {
+package actor ConnectivityChecker {
     private static let interval: Duration = .seconds(10)
     private var bus: Connection?
     /// NetworkManager's check is enabled and available.
@@ -30,7 +30,7 @@ actor ConnectivityChecker {
         ownCheck = check
     }
 
-    func check() async throws(DBusError) -> String {
+    package func check() async throws(DBusError) -> String {
         if let pending { return try await pending.value.get() }
         if let lastCall, let lastResult, ContinuousClock.now - lastCall < Self.interval { return try lastResult.get() }
         if let ownCheck, !networkManagerChecks {

@@ -4,21 +4,26 @@ import ReachabilityContract
 import ReachabilityCore
 import Synchronization
 
-/// Every host monitor reachd serves, who owns each, and the caps.
+/// Every host monitor the engine serves, who owns each, and the caps.
 ///
-/// A monitor belongs to the connection that made it and ends with a
-/// `Release()` from that connection or when that connection leaves the bus.
+/// A monitor belongs to the owner that made it (reachd: a bus connection) and ends with a
+/// `Release()` from that owner or when the owner leaves (`ownerLeft`).
 /// Its place under the caps belongs to the owner's account: the connection itself on the
 /// session bus, the connection's user on the system bus (`CallerPolicy.account(of:)`), so
 /// one user's many connections share one allowance. The same account is the client whose
 /// lookups take turns in the fair resolver.
 /// After each network change every distinct host is evaluated once and each
 /// monitor announces only a change of its own values.
-final class HostMonitorRegistry: Sendable {
-    struct Limits: Sendable {
+package final class HostMonitorRegistry: Sendable {
+    package struct Limits: Sendable {
         /// Monitors one account may hold.
-        var perClient: Int
-        var total: Int
+        package var perClient: Int
+        package var total: Int
+
+        package init(perClient: Int, total: Int) {
+            self.perClient = perClient
+            self.total = total
+        }
     }
 
     fileprivate struct State {
@@ -30,7 +35,7 @@ final class HostMonitorRegistry: Sendable {
         /// Owners seen leaving the bus, newest last: a creation that finishes
         /// after its owner left is released at once. Unique names are never
         /// reused, so a bounded memory of recent departures is enough.
-        var departed: [BusName] = []
+        var departed: [String] = []
         var reevaluating = false
         var reevaluationPending = false
         /// Rounds whose route lookups got no answer from the kernel are retried;
@@ -50,30 +55,33 @@ final class HostMonitorRegistry: Sendable {
     private let portal: @Sendable () -> Bool
     private let networkIsUp: @Sendable () -> Bool
     private let logger: Logger
+    private let sink: any HostMonitorSink
 
     /// `networkIsUp`: whether the network as a whole is routable, so that a name that got no
-    /// answer is worth asking again without waiting for a network change.
-    init(evaluator: HostEvaluator, limits: Limits, logger: Logger, portal: @escaping @Sendable () -> Bool,
-         networkIsUp: @escaping @Sendable () -> Bool = { true }) {
+    /// answer is worth asking again without waiting for a network change. `sink`: where the
+    /// monitors appear and their reports go.
+    init(evaluator: HostEvaluator, limits: Limits, logger: Logger, sink: any HostMonitorSink,
+         portal: @escaping @Sendable () -> Bool, networkIsUp: @escaping @Sendable () -> Bool = { true }) {
         self.evaluator = evaluator
         self.limits = limits
         self.logger = logger
+        self.sink = sink
         self.portal = portal
         self.networkIsUp = networkIsUp
     }
 
-    var count: Int { state.withLock { $0.monitors.count } }
+    package var count: Int { state.withLock { $0.monitors.count } }
 
     // MARK: Creating and releasing
 
-    /// Makes a monitor for `host` owned by `owner`, exported on `session`.
+    /// Makes a monitor for `host` owned by `owner`, attached to the sink.
     ///
     /// A host judged without waiting (an address literal, a name in
     /// /etc/hosts) is judged before the reply, so the object already has its
     /// answer. A name that needs DNS gets its object at once with Status -1
     /// (Unknown); its first answer follows as PropertiesChanged and
     /// ReachabilityChanged, so no client waits on another's slow names.
-    func create(host: HostSpecification, owner: BusName, account: String, session: Connection) async throws -> ObjectPath {
+    package func create(host: HostSpecification, owner: String, account: String) async throws -> HostMonitor {
         let id = try reserve(for: account)
         // Without an answer (no route lookup answer, no resolver answer) the
         // monitor keeps Unknown (-1) until a later round gives it one.
@@ -81,10 +89,7 @@ final class HostMonitorRegistry: Sendable {
         let report = evaluated ?? .unknown
         let monitor = HostMonitor(id: id, host: host, owner: owner, account: account, report: report)
         do {
-            try await session.export([monitor.declaration { [self] connection, call in
-                try self.release(monitor, by: call.sender, on: connection)
-                return []
-            }], at: monitor.path)
+            try await sink.attach(monitor, registry: self)
         } catch {
             state.withLock { $0.reserved -= 1; $0.release(account) }
             throw error
@@ -95,19 +100,19 @@ final class HostMonitorRegistry: Sendable {
             return state.departed.contains(owner)
         }
         if ownerLeft {
-            await session.releaseMonitors(ownedBy: owner, registry: self)
+            await self.ownerLeft(owner)
         } else {
-            await session.announceMonitorCount()
+            await sink.countChanged()
             if evaluated == nil {
                 // Its first answer, as any later one, from the kernel and the resolver.
                 do {
-                    startResolving(host, account: account, round: try evaluator.startRound(), on: session)
+                    startResolving(host, account: account, round: try evaluator.startRound())
                 } catch {
-                    noteFailure(error, on: session)
+                    noteFailure(error)
                 }
             }
         }
-        return monitor.path
+        return monitor
     }
 
     private func reserve(for account: String) throws(DBusError) -> UInt64 {
@@ -129,14 +134,13 @@ final class HostMonitorRegistry: Sendable {
         return try outcome.get()
     }
 
-    /// `Release()`: only the owner may release; the object goes at once.
-    private func release(_ monitor: HostMonitor, by caller: BusName?, on connection: isolated Connection) throws {
+    /// `Release()`: only the owner may release. The caller takes the monitor away from its
+    /// front end at once (reachd unexports the object on the thread that answers the call).
+    package func release(_ monitor: HostMonitor, by caller: String?) throws(DBusError) {
         guard caller == monitor.owner else {
-            throw ReachabilityContract.notOwner("monitor \(monitor.path) belongs to \(monitor.owner), not to \(caller?.rawValue ?? "an unknown sender")")
+            throw ReachabilityContract.notOwner("monitor \(monitor.id) belongs to \(monitor.owner), not to \(caller ?? "an unknown sender")")
         }
         remove([monitor.id])
-        connection.unexport(monitor.path)
-        connection.announceMonitorCount()
     }
 
     /// Forgets monitors; returns those that were there.
@@ -151,13 +155,18 @@ final class HostMonitorRegistry: Sendable {
         }
     }
 
-    /// Remembers that `owner` left and returns the ids of what it held.
-    func ownerLeft(_ owner: BusName) -> [UInt64] {
-        state.withLock { state in
+    /// `owner` left: what it held goes, and a creation of its still under way is undone when
+    /// it finishes.
+    package func ownerLeft(_ owner: String) async {
+        let ids = state.withLock { state in
             state.departed.append(owner)
             if state.departed.count > 4096 { state.departed.removeFirst(state.departed.count - 4096) }
             return state.monitors.values.filter { $0.owner == owner }.map(\.id)
         }
+        let released = remove(ids)
+        guard !released.isEmpty else { return }
+        await sink.detach(released)
+        await sink.countChanged()
     }
 
     // MARK: Evaluating
@@ -165,7 +174,7 @@ final class HostMonitorRegistry: Sendable {
     /// A one-shot answer, as `CheckHost` gives it. A lookup the kernel does
     /// not answer is tried again a few times (100, 200, 400 ms); if it still
     /// gets no answer the caller hears `TryAgain`, never "not reachable".
-    func check(_ host: HostSpecification, for account: String) async throws(DBusError) -> HostReport {
+    package func check(_ host: HostSpecification, for account: String) async throws(DBusError) -> HostReport {
         var backoff = RetryBackoff()
         while true {
             do {
@@ -185,7 +194,7 @@ final class HostMonitorRegistry: Sendable {
 
     /// Re-evaluates every monitor after a network change. Changes that come
     /// while a round runs are folded into one more round after it.
-    func reevaluate(on session: Connection) async {
+    func reevaluate() async {
         let start = state.withLock { state -> Bool in
             if state.reevaluating {
                 state.reevaluationPending = true
@@ -196,7 +205,7 @@ final class HostMonitorRegistry: Sendable {
         }
         guard start else { return }
         while true {
-            await reevaluateOnce(on: session)
+            await reevaluateOnce()
             let again = state.withLock { state -> Bool in
                 if state.reevaluationPending {
                     state.reevaluationPending = false
@@ -216,14 +225,14 @@ final class HostMonitorRegistry: Sendable {
     /// monitors instead of through a second table keyed by host.
     /// Names that need DNS are resolved each on its own (`resolveAndPublish`),
     /// so a slow name holds up neither the round nor the next one: only itself.
-    private func reevaluateOnce(on session: Connection) async {
+    private func reevaluateOnce() async {
         let monitors = state.withLock { Array($0.monitors.values) }
         guard !monitors.isEmpty else { return }
         let round: HostEvaluator.Round
         do {
             round = try evaluator.startRound()
         } catch {
-            noteFailure(error, on: session)
+            noteFailure(error)
             return
         }
         let portal = portal()
@@ -234,7 +243,7 @@ final class HostMonitorRegistry: Sendable {
         var failure: HostEvaluationFailure?
         for (host, monitorsOfHost) in holders {
             guard evaluator.answersAtOnce(host) else {
-                startResolving(host, account: monitorsOfHost[0].account, round: round, on: session)
+                startResolving(host, account: monitorsOfHost[0].account, round: round)
                 continue
             }
             do {
@@ -245,26 +254,26 @@ final class HostMonitorRegistry: Sendable {
                 failure = error
             }
             if batch.count >= Self.publishBatch {
-                await session.publish(batch)
+                await sink.publish(batch)
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        await session.publish(batch)
+        if !batch.isEmpty { await sink.publish(batch) }
         if let failure {
-            noteFailure(failure, on: session)
+            noteFailure(failure)
         } else if state.withLock({ $0.backoff.reset() }) {
             logger.notice("every host monitor has an answer again")
         }
     }
 
     /// Monitors whose changes are sent together during a round: large enough that a hop to
-    /// the session connection's loop is rare, small enough that the daemon starts early.
+    /// the front end (reachd's bus connection's loop) is rare, small enough that it starts early.
     private static let publishBatch = 256
 
     /// Resolves `host` and publishes its monitors' new report, unless it is
     /// being resolved already: then once more after that lookup, so each name
     /// has at most one lookup queued or running however often the network changes.
-    private func startResolving(_ host: HostSpecification, account: String, round: HostEvaluator.Round, on session: Connection) {
+    private func startResolving(_ host: HostSpecification, account: String, round: HostEvaluator.Round) {
         let start = state.withLock { state -> Bool in
             if state.resolving.contains(host) {
                 state.resolveAgain.insert(host)
@@ -274,23 +283,23 @@ final class HostMonitorRegistry: Sendable {
             return true
         }
         guard start else { return }
-        Task { await resolveAndPublish(host, account: account, round: round, on: session) }
+        Task { await resolveAndPublish(host, account: account, round: round) }
     }
 
-    private func resolveAndPublish(_ host: HostSpecification, account: String, round: HostEvaluator.Round, on session: Connection) async {
+    private func resolveAndPublish(_ host: HostSpecification, account: String, round: HostEvaluator.Round) async {
         var round = round
         while true {
             do {
                 let evaluation = try await evaluator.evaluate(host, client: account, portal: portal(), round: round)
                 let holders = state.withLock { $0.monitors.values.filter { $0.host == host } }
-                await session.publish(holders.map { ($0, evaluation.report) })
+                if !holders.isEmpty { await sink.publish(holders.map { ($0, evaluation.report) }) }
                 if evaluation.couldNotResolve, !holders.isEmpty, networkIsUp() {
-                    scheduleResolutionRetry(host, account: account, on: session)
+                    scheduleResolutionRetry(host, account: account)
                 } else {
                     state.withLock { _ = $0.resolutionRetries.removeValue(forKey: host) }
                 }
             } catch {
-                noteFailure(error, on: session)
+                noteFailure(error)
             }
             let again = state.withLock { state -> Bool in
                 if state.resolveAgain.remove(host) != nil { return true }
@@ -305,7 +314,7 @@ final class HostMonitorRegistry: Sendable {
     /// A name that got no answer (a timeout, a failing server) is asked again after 2, 4, 8 …
     /// 60 s while the network is up, so it comes back without waiting for a network change
     /// (a DNS server restarted, a resume whose first lookups failed).
-    private func scheduleResolutionRetry(_ host: HostSpecification, account: String, on session: Connection) {
+    private func scheduleResolutionRetry(_ host: HostSpecification, account: String) {
         let delay = state.withLock { state -> Duration in
             var backoff = state.resolutionRetries[host] ?? RetryBackoff(first: .seconds(2), limit: .seconds(60))
             defer { state.resolutionRetries[host] = backoff }
@@ -315,18 +324,18 @@ final class HostMonitorRegistry: Sendable {
             guard (try? await Task.sleep(for: delay)) != nil else { return }
             let stillMonitored = state.withLock { state in state.monitors.values.contains { $0.host == host } }
             guard stillMonitored, networkIsUp(), let round = try? evaluator.startRound() else { return }
-            startResolving(host, account: account, round: round, on: session)
+            startResolving(host, account: account, round: round)
         }
     }
 
     /// Logs the first failure of a streak and schedules one more round.
-    private func noteFailure(_ error: HostEvaluationFailure, on session: Connection) {
+    private func noteFailure(_ error: HostEvaluationFailure) {
         let first = state.withLock { !$0.backoff.isFailing }
         if first { logger.warning("host monitors keep their last answer: \(error); retrying") }
-        scheduleRetry(on: session)
+        scheduleRetry()
     }
 
-    private func scheduleRetry(on session: Connection) {
+    private func scheduleRetry() {
         let delay = state.withLock { state -> Duration? in
             guard !state.retryScheduled else { return nil }
             state.retryScheduled = true
@@ -336,7 +345,7 @@ final class HostMonitorRegistry: Sendable {
         Task {
             guard (try? await Task.sleep(for: delay)) != nil else { return }
             state.withLock { $0.retryScheduled = false }
-            await reevaluate(on: session)
+            await reevaluate()
         }
     }
 }
@@ -346,26 +355,5 @@ extension HostMonitorRegistry.State {
     fileprivate mutating func release(_ account: String) {
         let count = countByAccount[account, default: 1] - 1
         countByAccount[account] = count > 0 ? count : nil
-    }
-}
-
-extension Connection {
-    /// Announces each monitor's new report in one turn of the loop.
-    func publish(_ updates: [(HostMonitor, HostReport)]) {
-        for (monitor, report) in updates {
-            try? monitor.publish(report, on: self)
-        }
-    }
-
-    /// Releases everything `owner` held, after it left the bus.
-    func releaseMonitors(ownedBy owner: BusName, registry: HostMonitorRegistry) {
-        let released = registry.remove(registry.ownerLeft(owner))
-        for monitor in released { unexport(monitor.path) }
-        if !released.isEmpty { announceMonitorCount() }
-    }
-
-    func announceMonitorCount() {
-        try? emitPropertiesChanged(path: ReachabilityContract.objectPath, interface: ReachabilityContract.interface,
-                                   names: [ReachabilityContract.monitorCount])
     }
 }

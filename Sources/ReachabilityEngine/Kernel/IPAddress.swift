@@ -68,7 +68,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The index of the interface a zone names on this machine: a number is
     /// an index (if an interface has it), anything else a name. nil when no
     /// interface answers to it.
-    static func systemInterfaceIndex(_ zone: String) -> UInt32? {
+    package static func systemInterfaceIndex(_ zone: String) -> UInt32? {
         if isNumericZone(zone) {
             guard let index = UInt32(zone), LinkInspector.name(ofIndex: index) != nil else { return nil }
             return index
