@@ -14,6 +14,11 @@
 #define CHECK_HOST_TIMEOUT_MS 10000
 #define CHECK_HOST_IN_FLIGHT 32
 
+/* SCNetworkReachabilityFlags as CheckHost answers them: a captive portal on the default route
+ * adds these two to a host's Reachable. */
+#define FLAG_CONNECTION_REQUIRED (1u << 2)
+#define FLAG_INTERVENTION_REQUIRED (1u << 4)
+
 struct _ReachdCheckHostQueue
 {
   GMutex lock;
@@ -83,7 +88,11 @@ host_of (GSocketConnectable *connectable, GError **error)
   return NULL;
 }
 
-/* CheckHost's reply, or its error, as can_reach answers. */
+/* CheckHost's reply, or its error, as can_reach answers.
+ *
+ * Status 0 with no flags is all reachd says both of a name that did not resolve and of an
+ * address no route leads to, so for a name the sentence gives both; an address literal has
+ * nothing to resolve. */
 static gboolean
 answer (ReachdNetworkMonitor *self, const char *host, GVariant *reply, GError *call_error, GError **error)
 {
@@ -114,8 +123,14 @@ answer (ReachdNetworkMonitor *self, const char *host, GVariant *reply, GError *c
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "reachd does not know yet whether %s can be reached", host);
   else if (!reachd_network_monitor_has_path (self))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE, "Network unreachable: reachd sees no path out of this machine");
-  else
+  else if ((flags & (FLAG_CONNECTION_REQUIRED | FLAG_INTERVENTION_REQUIRED)) == (FLAG_CONNECTION_REQUIRED | FLAG_INTERVENTION_REQUIRED))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE,
+                 "Host unreachable: a captive portal stands in the way to %s (sign in to the network first)", host);
+  else if (g_hostname_is_ip_address (host))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE, "Host unreachable: no route to %s", host);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE,
+                 "Host unreachable: %s is not reachable (it did not resolve, or no route leads to it)", host);
   return FALSE;
 }
 

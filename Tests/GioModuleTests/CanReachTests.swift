@@ -42,20 +42,32 @@ extension GioModuleTests {
             }
         }
 
-        @Test("an address without a route: HOST_UNREACHABLE while reachd has a path, NETWORK_UNREACHABLE once it has none",
+        /// CheckHost answers status 0 and no flags both for a name that did not resolve and for an
+        /// address no route leads to: the module cannot tell which for a name, and says both; an
+        /// address literal has nothing to resolve.
+        @Test("without a route: HOST_UNREACHABLE naming the address, or for a name that it did not resolve or no route leads to it; NETWORK_UNREACHABLE once reachd has no path",
               arguments: ModuleBuild.allCases)
         func unreachableHosts(build: ModuleBuild) async throws {
             try await withLab(setUp: wifiConnected) { lab in
-                // reachd's namespace keeps only rv0's subnet: 198.51.100.7 has no route there.
+                // reachd's namespace keeps only rv0's subnet: 198.51.100.7 has no route there, and
+                // no DNS server can be reached to resolve a name.
                 let reachd = try #require(lab.reachd)
                 try await runToolChecked("/usr/bin/nsenter", ["--net=/proc/\(reachd.pid)/ns/net", "ip", "route", "del", "default"])
-                let host = "198.51.100.7"
+                let host = "198.51.100.7", name = "nowhere.reachd-gio.test"
 
-                let connected = try await lab.app("reach", host, "443", build: build)
+                let connected = try await lab.app("reach", host, "443", name, "443", build: build)
                 defer { connected.stop() }
-                let whileConnected = try #require(Self.answers(try await connected.finish())[host], "\(connected.transcript)")
+                let answers = Self.answers(try await connected.finish())
+                let whileConnected = try #require(answers[host], "\(connected.transcript)")
                 #expect(whileConnected.sync.error?.code == GIOError.hostUnreachable, "\(connected.transcript)")
+                #expect(whileConnected.sync.error?.message == "Host unreachable: no route to 198.51.100.7", "\(connected.transcript)")
                 #expect(whileConnected.async == whileConnected.sync)
+                let unresolved = try #require(answers[name], "\(connected.transcript)")
+                #expect(unresolved.sync.error?.code == GIOError.hostUnreachable, "\(connected.transcript)")
+                #expect(unresolved.sync.error?.message
+                        == "Host unreachable: nowhere.reachd-gio.test is not reachable (it did not resolve, or no route leads to it)",
+                        "\(connected.transcript)")
+                #expect(unresolved.async == unresolved.sync)
 
                 try await lab.networkManager.setState(20)
                 try await eventually("reachd publishes no path") {
@@ -66,6 +78,27 @@ extension GioModuleTests {
                 let whileDisconnected = try #require(Self.answers(try await disconnected.finish())[host], "\(disconnected.transcript)")
                 #expect(whileDisconnected.sync.error?.code == GIOError.networkUnreachable, "\(disconnected.transcript)")
                 #expect(whileDisconnected.async == whileDisconnected.sync)
+            }
+        }
+
+        /// reachd's answer for an address behind the default route while NetworkManager reports a
+        /// captive portal: Reachable, ConnectionRequired and InterventionRequired, status 0.
+        @Test("an address behind a captive portal: HOST_UNREACHABLE saying a portal stands in the way; one on the local subnet still reachable")
+        func behindACaptivePortal() async throws {
+            try await withLab(setUp: wifiConnected) { lab in
+                try await lab.networkManager.setManager("Connectivity", "u", "2")
+                try await eventually("reachd publishes the portal") { try await lab.reachdProperty("Connectivity") == "s \"portal\"" }
+                let outside = "198.51.100.7", local = "192.0.2.9"
+                let app = try await lab.app("reach", outside, "443", local, "443")
+                defer { app.stop() }
+                let answers = Self.answers(try await app.finish())
+                let behind = try #require(answers[outside], "\(app.transcript)")
+                #expect(behind.sync.error?.code == GIOError.hostUnreachable, "\(app.transcript)")
+                #expect(behind.sync.error?.message
+                        == "Host unreachable: a captive portal stands in the way to 198.51.100.7 (sign in to the network first)",
+                        "\(app.transcript)")
+                #expect(behind.async == behind.sync)
+                #expect(answers[local]?.sync == ConsumerAnswer(ok: true, error: nil), "no gateway, no portal: \(app.transcript)")
             }
         }
 
