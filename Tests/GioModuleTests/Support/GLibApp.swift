@@ -64,18 +64,25 @@ struct ConsumerEvent: Decodable, Sendable {
     var succeeded: Int?
     var errors: [String: Int]?
     var outcomes: [String: Int]?
-    /// The longest time between two main-loop turns, less the time the app waited for a CPU.
-    var max_gap_ms: Double?
-    /// The same by the wall clock, preemption included.
-    var max_wall_gap_ms: Double?
     var answer_ms: Double?
+    /// flood: the longest single can_reach_async call.
+    var longest_ask_ms: Double?
+    /// flood: how long each slow name waited for its answer, from its can_reach_async.
+    var slow_ms: [Double]?
+    /// flood: the main loop's turns while the answers came, the most answers one carried, the
+    /// longest one's dispatch and the most CPU time one took.
+    var turns: Int?
+    var most_per_turn: Int?
+    var longest_turn_ms: Double?
+    var most_turn_cpu_ms: Double?
     var threads_before: Int?
     var threads_after: Int?
     var unique_name: String?
 
     enum CodingKeys: String, CodingKey {
         case event, type, property, available, connectivity, metered, signalled, ms, host, ok, error, sync, answered, succeeded
-        case errors, outcomes, max_gap_ms, max_wall_gap_ms, answer_ms, threads_before, threads_after, unique_name
+        case errors, outcomes, answer_ms, longest_ask_ms, slow_ms, turns, most_per_turn, longest_turn_ms, most_turn_cpu_ms
+        case threads_before, threads_after, unique_name
         case asynchronous = "async"
     }
 
