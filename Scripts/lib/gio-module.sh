@@ -42,12 +42,14 @@ gio_module_build() {
 # gio_module_directory PREFIX: where GIO modules go under PREFIX, as GLib's own pkg-config file
 # says (giomoduledir with its prefix replaced): /usr → /usr/lib/x86_64-linux-gnu/gio/modules,
 # the folder GLib reads; /usr/local → /usr/local/lib/x86_64-linux-gnu/gio/modules, which GLib
-# reads only when GIO_EXTRA_MODULES names it.
+# reads only when GIO_EXTRA_MODULES names it (Scripts/install's folder for a user who cannot
+# write GLib's, and Scripts/package's, which is Debian's whatever this machine's GLib says).
 gio_module_directory() {
     pkg-config --define-variable=prefix="$1" --variable=giomoduledir gio-2.0
 }
 
-# gio_module_system_directory: the folder this machine's GLib loads modules from.
+# gio_module_system_directory: the folder this machine's GLib loads modules from (besides
+# GIO_EXTRA_MODULES), whatever the prefix: where Scripts/install puts the module by default.
 gio_module_system_directory() {
     pkg-config --variable=giomoduledir gio-2.0
 }

@@ -6,7 +6,8 @@ import Testing
 /// checkout and wants it gone again: the install writes a manifest of every file it put in
 /// place, and the uninstall removes exactly those, then the directories the install made if
 /// nothing else is in them. Files of the user's stay, and a manifest can name nothing outside
-/// the prefix. Into scratch DESTDIRs; the release build is PackageTests'.
+/// the prefix but the GIO module (which goes where GLib reads modules) and the folders on the way
+/// to it. Into scratch DESTDIRs; the release build is PackageTests'.
 @Suite("Scripts/install --uninstall", .timeLimit(.minutes(25)))
 struct InstallTests {
     static let prefix = "/usr/local"
@@ -24,17 +25,25 @@ struct InstallTests {
 
         let install = try await ScratchInstall.run(prefix: Self.prefix, destination: destination)
         try #require(install.succeeded, "\(install.transcript)")
+        // GIO's module cache beside the module is GLib's file, which gio-querymodules rewrites
+        // (and removes once no module is left): not the install's to list.
         let installed = ScratchInstall.tree(under: destination)
+        let installedFiles = installed.files.subtracting([ScratchInstall.gioModuleCache])
+        #expect(installed.files.contains(ScratchInstall.gioModuleCache), "\(installed.files.sorted())")
         let manifest = try ScratchInstall.manifest(at: destination + Self.manifestPath)
-        #expect(manifest.files == installed.files.subtracting(before.files),
-                "listed but not installed: \(manifest.files.subtracting(installed.files)); installed but not listed: \(installed.files.subtracting(before.files).subtracting(manifest.files))")
+        #expect(manifest.files == installedFiles.subtracting(before.files),
+                "listed but not installed: \(manifest.files.subtracting(installedFiles)); installed but not listed: \(installedFiles.subtracting(before.files).subtracting(manifest.files))")
         #expect(manifest.files.isSuperset(of: [Self.manifestPath, "\(Self.prefix)/bin/reachd", "\(Self.prefix)/bin/reachctl",
                                                "\(Self.prefix)/share/man/man1/reachctl.1.gz", "\(Self.prefix)/share/man/man8/reachd.8.gz",
                                                "\(Self.prefix)/share/dbus-1/services/io.reachd.Reachability1.service",
-                                               "\(Self.prefix)/lib/systemd/user/reachd.service"]), "\(manifest.files.sorted())")
-        // The directories it made, and none that were there before (/usr/local, /usr/local/bin).
-        #expect(manifest.directories == installed.directories.subtracting(before.directories).filter { $0.hasPrefix(Self.prefix) },
+                                               "\(Self.prefix)/lib/systemd/user/reachd.service",
+                                               "\(ScratchInstall.gioModuleDirectory)/libgioreachd.so"]), "\(manifest.files.sorted())")
+        // The directories it made, under the prefix and on the way to GLib's module folder (the
+        // module goes where GLib reads modules, whatever the prefix), and none that were there
+        // before (/usr/local, /usr/local/bin).
+        #expect(manifest.directories == installed.directories.subtracting(before.directories),
                 "\(manifest.directories.sorted())")
+        #expect(manifest.directories.contains(ScratchInstall.gioModuleDirectory))
         #expect(!manifest.directories.contains("\(Self.prefix)/bin") && manifest.directories.contains("\(Self.prefix)/share/reachd"))
         // Paths as installed, not as staged: the manifest is true of the tree wherever it is copied.
         let text = try String(contentsOfFile: destination + Self.manifestPath, encoding: .utf8)
@@ -80,11 +89,13 @@ struct InstallTests {
         #expect(FileManager.default.fileExists(atPath: binary))
     }
 
-    @Test("a manifest naming a file outside the prefix, or climbing out of it, removes nothing")
+    /// The GIO module is the one file outside the prefix a manifest may name, with the folders
+    /// on the way to it; a folder elsewhere is refused like a file.
+    @Test("a manifest naming a file or a folder outside the prefix, or climbing out of it, removes nothing")
     func uninstallStaysInsideThePrefix() async throws {
         let destination = try ScratchInstall.makeDestination("foreign-manifest")
         defer { try? FileManager.default.removeItem(atPath: destination) }
-        for foreign in ["/etc/reachd-test-file", "\(Self.prefix)/../etc/reachd-test-file"] {
+        for foreign in ["/etc/reachd-test-file", "\(Self.prefix)/../etc/reachd-test-file", "/etc/"] {
             let inside = "\(Self.prefix)/bin/reachd", outside = "/etc/reachd-test-file"
             for file in [inside, outside] {
                 try FileManager.default.createDirectory(atPath: destination + (file as NSString).deletingLastPathComponent,
@@ -102,13 +113,26 @@ struct InstallTests {
         }
     }
 
-    @Test("Scripts/install refuses what it does not know, and a relative PREFIX, before building anything",
-          arguments: [(["--frobnicate"], "/usr/local"), ([], "usr/local")])
-    func installRefusesBadCommandLines(arguments: [String], prefix: String) async throws {
+    @Test("Scripts/install refuses what it does not know, a relative PREFIX and a relative module folder, before building anything",
+          arguments: [(["--frobnicate"], "/usr/local", "usage"), ([], "usr/local", "PREFIX"),
+                      (["--gio-module-dir", "lib/gio/modules"], "/usr/local", "absolute path"), (["--gio-module-dir"], "/usr/local", "usage")])
+    func installRefusesBadCommandLines(arguments: [String], prefix: String, says: String) async throws {
         let destination = try ScratchInstall.makeDestination("usage")
         defer { try? FileManager.default.removeItem(atPath: destination) }
         let result = try await ScratchInstall.run(prefix: prefix, destination: destination, arguments)
-        #expect(result.status == 64 && result.standardError.contains(arguments.isEmpty ? "PREFIX" : "usage"), "\(result.transcript)")
+        #expect(result.status == 64 && result.standardError.contains(says), "\(result.transcript)")
+        #expect(ScratchInstall.tree(under: destination).files.isEmpty)
+    }
+
+    @Test("Scripts/install --help says where the GIO module goes and how to choose another folder")
+    func helpNamesTheModuleFolder() async throws {
+        let destination = try ScratchInstall.makeDestination("help")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let result = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--help"])
+        #expect(result.succeeded, "\(result.transcript)")
+        for words in ["--gio-module-dir DIR", "GIOMODULEDIR=DIR", "giomoduledir", "GIO_EXTRA_MODULES", "--uninstall", "--no-manifest", "DESTDIR"] {
+            #expect(result.standardOutput.contains(words), "\(words): \(result.transcript)")
+        }
         #expect(ScratchInstall.tree(under: destination).files.isEmpty)
     }
 }

@@ -10,9 +10,15 @@ import TestSupport
 enum ScratchInstall {
     static let script = Executables.packageRoot.appendingPathComponent("Scripts/install").path
 
-    /// Runs `Scripts/install ARGUMENTS` with PREFIX and DESTDIR; the result, whatever its status.
+    /// GLib's giomoduledir, where the install puts the GIO module whatever the prefix, and the
+    /// cache gio-querymodules writes there.
+    static let gioModuleDirectory = "/usr/lib/x86_64-linux-gnu/gio/modules"
+    static let gioModuleCache = gioModuleDirectory + "/giomodule.cache"
+
+    /// Runs `Scripts/install ARGUMENTS` with PREFIX and DESTDIR (and the module's folder its
+    /// default, whatever the test's environment says); the result, whatever its status.
     static func run(prefix: String, destination: String, _ arguments: [String] = []) async throws -> ToolResult {
-        try await runTool(script, arguments,
+        try await runTool("/usr/bin/env", ["-u", "GIOMODULEDIR", script] + arguments,
                           environment: ["PREFIX": prefix, "DESTDIR": destination, "REACHD_SCRATCH_PATH": PackageTests.scratchPath],
                           timeout: .seconds(1200))
     }
