@@ -2,9 +2,9 @@
 /// way GLib's key files (and so NetworkManager.conf) are, so that an
 /// administrator can copy NetworkManager's `[connectivity]` lines over.
 ///
-/// Pure: bytes in, entries with their line numbers out, or the first line
-/// that is not one of the four kinds. What the keys mean is reachd's business
-/// (ReachdOptions); this only says where each one was written.
+/// Pure: bytes in, entries with their line numbers out, and each line that is
+/// not one of the four kinds. What the keys mean is reachd's business
+/// (ReachdSetting); this only says where each one was written.
 ///
 /// ```
 /// # comment          ; comment too
@@ -58,6 +58,10 @@ public struct ConfigurationFile: Equatable, Sendable {
     public private(set) var sections: [SectionHeader] = []
     /// Every `key=value` line, in the file's order.
     public private(set) var entries: [Entry] = []
+    /// Every line that is none of the four kinds, in the file's order. `init(bytes:)` throws the
+    /// first; `init(readingAll:)` keeps them all, for `reachd --check-config`, which reports
+    /// every problem of a file at once rather than one per edit.
+    public private(set) var syntaxErrors: [SyntaxError] = []
 
     /// A file larger than this is refused rather than read: reachd.conf is a
     /// dozen lines, and a mistaken path (a log, a device) should not cost memory.
@@ -67,47 +71,66 @@ public struct ConfigurationFile: Equatable, Sendable {
         try self.init(bytes: Array(text.utf8))
     }
 
+    /// The file, or the first line that is none of the four kinds.
     public init(bytes: [UInt8]) throws(SyntaxError) {
+        self.init(readingAll: bytes)
+        if let first = syntaxErrors.first { throw first }
+    }
+
+    /// Reads every line: the good ones into `sections` and `entries`, each bad one into
+    /// `syntaxErrors`. The keys under a malformed section header belong to no section anyone
+    /// could name, so they are skipped (the header's error stands for them).
+    public init(readingAll bytes: [UInt8]) {
         guard bytes.count <= Self.maximumSize else {
-            throw SyntaxError(line: 1, "the file is larger than \(Self.maximumSize / 1024) KiB")
+            syntaxErrors = [SyntaxError(line: 1, "the file is larger than \(Self.maximumSize / 1024) KiB")]
+            return
         }
-        var section: String?
+        enum Section { case none, malformed, named(String) }
+        var section = Section.none
         var number = 0
         for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
+            func refuse(_ description: String) { syntaxErrors.append(SyntaxError(line: number, description)) }
             guard let decoded = String(validating: rawLine, as: UTF8.self) else {
-                throw SyntaxError(line: number, "the line is not UTF-8 text")
+                refuse("the line is not UTF-8 text")
+                continue
             }
             let line = Self.trimmed(decoded[...])
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), line.count >= 2 else {
-                    throw SyntaxError(line: number, "a section header is '[name]', not '\(line)'")
-                }
                 let name = Self.trimmed(line.dropFirst().dropLast())
-                guard !name.isEmpty, !name.contains("["), !name.contains("]") else {
-                    throw SyntaxError(line: number, "a section header is '[name]', not '\(line)'")
+                guard line.hasSuffix("]"), line.count >= 2, !name.isEmpty, !name.contains("["), !name.contains("]") else {
+                    refuse("a section header is '[name]', not '\(line)'")
+                    section = .malformed
+                    continue
                 }
-                section = String(name)
+                section = .named(String(name))
                 sections.append(SectionHeader(name: String(name), line: number))
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
-                throw SyntaxError(line: number, "not a '[section]', 'key=value' or '# comment' line: '\(line)'")
+                refuse("not a '[section]', 'key=value' or '# comment' line: '\(line)'")
+                continue
             }
             let key = Self.trimmed(line[..<equals])
             let value = Self.trimmed(line[line.index(after: equals)...])
             guard !key.isEmpty else {
-                throw SyntaxError(line: number, "no key before '=' in '\(line)'")
+                refuse("no key before '=' in '\(line)'")
+                continue
             }
             guard key.unicodeScalars.allSatisfy(Self.isKeyCharacter), key.unicodeScalars.first!.properties.isAlphabetic
                     || ("0"..."9").contains(key.unicodeScalars.first!) else {
-                throw SyntaxError(line: number, "'\(key)' is not a key: keys are letters, digits, '-', '_' and '.', starting with a letter or digit")
+                refuse("'\(key)' is not a key: keys are letters, digits, '-', '_' and '.', starting with a letter or digit")
+                continue
             }
-            guard let section else {
-                throw SyntaxError(line: number, "'\(key)' comes before any '[section]' line")
+            switch section {
+            case .none:
+                refuse("'\(key)' comes before any '[section]' line")
+            case .malformed:
+                continue
+            case .named(let name):
+                entries.append(Entry(section: name, key: String(key), value: String(value), line: number))
             }
-            entries.append(Entry(section: section, key: String(key), value: String(value), line: number))
         }
     }
 

@@ -27,21 +27,21 @@ enum Reachd {
                 exit(0)
             case .run(let parsed):
                 commandLine = parsed
+            case .checkConfiguration(let parsed):
+                exit(checkConfiguration(parsed))
             }
         } catch {
             printError("reachd: \(error)\nUsage: reachd --help")
             exit(64)  // EX_USAGE
         }
-        // Read once, here: a bad file stops reachd before it takes the bus name.
-        let configuration: ReachdConfiguration
-        do {
-            let environment = ["XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "HOME"].reduce(into: [String: String]()) { environment, name in
-                environment[name] = getenv(name).map { String(cString: $0) }
+        // Read once, here: a bad file stops reachd before it takes the bus name, with every
+        // error of it (not only the first), as --check-config would list them.
+        let configuration = readConfiguration(commandLine)
+        guard configuration.errors.isEmpty else {
+            for error in configuration.errors { printError("reachd: \(error)") }
+            if let path = configuration.path {
+                printError("reachd: \(path) has \(count(configuration.errors.count, "error")); 'reachd --check-config' lists every problem")
             }
-            configuration = try ReachdConfiguration.load(commandLine.configuration, environment: environment,
-                                                         system: commandLine.servesSystemBus)
-        } catch {
-            printError("reachd: \(error)")
             exit(64)  // EX_USAGE, as for a bad command line
         }
         let options = commandLine.options(over: configuration.options)
@@ -78,6 +78,49 @@ enum Reachd {
         exit(exitStatus.withLock { $0 })
     }
 
+    /// The configuration file the command line chooses, read with the XDG directories of reachd's environment.
+    private static func readConfiguration(_ commandLine: ReachdCommandLine) -> ReachdConfiguration {
+        let environment = ["XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "HOME"].reduce(into: [String: String]()) { environment, name in
+            environment[name] = getenv(name).map { String(cString: $0) }
+        }
+        return ReachdConfiguration.read(commandLine.configuration, environment: environment, system: commandLine.servesSystemBus)
+    }
+
+    /// `reachd --check-config`, as `sshd -t`: every problem of the file reachd would read, as
+    /// `FILE:LINE: error|warning: …` on standard error, then one line that sums up; 0 when the
+    /// file is clean (or there is none), 1 with warnings only (reachd would serve without what
+    /// they name), 64 with errors (reachd would not start).
+    private static func checkConfiguration(_ commandLine: ReachdCommandLine) -> Int32 {
+        let configuration = readConfiguration(commandLine)
+        for problem in configuration.problems { printError(problem.diagnostic) }
+        guard let path = configuration.path else {
+            if configuration.searched.isEmpty {
+                printError("reachd: no configuration file to check (--no-config)")
+            } else {
+                let searched = configuration.searched.count == 1 ? "\(configuration.searched[0]) does not exist"
+                    : "none of \(configuration.searched.joined(separator: ", ")) exists"
+                printError("reachd: no configuration file: \(searched); reachd starts with its defaults")
+            }
+            return 0
+        }
+        let errors = configuration.errors.count, warnings = configuration.warnings.count
+        switch (errors, warnings) {
+        case (0, 0):
+            printError("reachd: \(path): no problems")
+            return 0
+        case (0, _):
+            printError("reachd: \(path): \(count(warnings, "warning")); reachd would start, and ignore what \(warnings == 1 ? "it names" : "they name")")
+            return 1
+        default:
+            printError("reachd: \(path): \(count(errors, "error")), \(count(warnings, "warning")); reachd would not start (exit status 64)")
+            return 64  // EX_USAGE, as reachd itself would exit
+        }
+    }
+
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
     /// Runs the service until a signal, a takeover or a lost bus; returns the exit status.
     private static func serve(
         _ options: ReachdOptions, configuration: ReachdConfiguration, loop: EventLoop, signals: SignalDescriptor,
@@ -94,7 +137,8 @@ enum Reachd {
         if let path = configuration.path {
             logger.info("serving \(bus); configuration file: \(path)")
         } else {
-            logger.info("serving \(bus); no configuration file (\(configuration.searched))")
+            let searched = configuration.searched.isEmpty ? "--no-config" : "looked for " + configuration.searched.joined(separator: ", ")
+            logger.info("serving \(bus); no configuration file (\(searched))")
         }
         for warning in configuration.warnings {
             logger.warning("\(warning)")

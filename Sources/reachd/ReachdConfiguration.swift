@@ -2,62 +2,92 @@ import Glibc
 import ReachabilityEngine
 import ReachabilityService
 
-/// reachd.conf, found, read and applied once at start.
+/// reachd.conf, found, read and applied once at start, or checked (`reachd --check-config`).
 ///
-/// Only one file is read: the first of `ConfigurationFile.searchPaths` that
-/// exists (or `--config FILE`). Its options lie over the defaults and under
-/// the command line. A key reachd does not know is a warning (a newer
-/// reachd's key, or a typo, must not stop the service an administrator
-/// depends on); a line that is not INI, or a known key with a value its
-/// option would refuse, stops reachd with exit status 64 and `FILE:LINE:`.
+/// Only one file is read: the first of `ConfigurationFile.searchPaths` that exists (or
+/// `--config FILE`). Its options lie over the defaults and under the command line. Every
+/// problem of the file is collected, with its line, never only the first:
+///
+/// - an error (a line that is not INI, a known key with a value its option would refuse, a file
+///   that cannot be read) stops reachd with exit status 64;
+/// - a warning (a key or section reachd does not know: a newer reachd's, or a typo) is logged,
+///   and reachd serves without what it names, since an administrator depends on the service.
+///   A misspelt section costs all its keys (`[conectivity]` leaves the check off), so its
+///   warning says which section was likely meant and what is lost.
 struct ReachdConfiguration {
     /// The file read, nil when none was.
     var path: String?
-    /// Where reachd looked, for the start-up log when it found nothing.
-    var searched = "--no-config"
+    /// The files looked for, in order, when none was given (for the start-up log and
+    /// `--check-config`'s report); empty with `--no-config`.
+    var searched: [String] = []
     /// The file's options over the defaults.
     var options = ReachdOptions()
-    /// `FILE:LINE: …` for each key and section reachd does not know, to log once the log exists.
-    var warnings: [String] = []
+    /// Every problem of the file, in the order of its lines.
+    var problems: [Problem] = []
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    var errors: [Problem] { problems.filter { $0.severity == .error } }
+    var warnings: [Problem] { problems.filter { $0.severity == .warning } }
+
+    /// One problem, as `FILE:LINE: what` (or `FILE: what` for the file as a whole).
+    struct Problem: CustomStringConvertible, Equatable {
+        enum Severity: String { case warning, error }
+
+        let severity: Severity
+        let path: String
+        let line: Int?
+        let text: String
+
+        var description: String { line.map { "\(path):\($0): \(text)" } ?? "\(path): \(text)" }
+
+        /// `FILE:LINE: error: what`, as compilers write, for `--check-config`.
+        var diagnostic: String { line.map { "\(path):\($0): \(severity): \(text)" } ?? "\(path): \(severity): \(text)" }
     }
 
     /// Finds and reads the file `choice` names (`environment` gives the XDG directories).
     /// `system`: the system instance's file (`/etc/reachd/reachd.conf`) instead of the XDG search.
-    static func load(_ choice: ReachdCommandLine.Configuration, environment: [String: String],
-                     system: Bool = false) throws(Failure) -> ReachdConfiguration {
+    static func read(_ choice: ReachdCommandLine.Configuration, environment: [String: String],
+                     system: Bool = false) -> ReachdConfiguration {
         switch choice {
         case .none:
             return ReachdConfiguration()
         case .file(let path):
-            guard let bytes = try contents(of: path) else { throw Failure(description: "\(path): no such file") }
-            return try parse(bytes, path: path)
+            return read(path, mustExist: true)
         case .search:
             let paths = system ? [ConfigurationFile.systemInstancePath] : ConfigurationFile.searchPaths(environment: environment)
             for path in paths {
-                if let bytes = try contents(of: path) { return try parse(bytes, path: path) }
+                let configuration = read(path, mustExist: false)
+                if configuration.path != nil { return configuration }
             }
-            return ReachdConfiguration(searched: "looked for " + paths.joined(separator: ", "))
+            return ReachdConfiguration(searched: paths)
         }
     }
 
-    /// Applies the text of the file at `path` over the defaults.
-    static func parse(_ bytes: [UInt8], path: String) throws(Failure) -> ReachdConfiguration {
-        let file: ConfigurationFile
-        do {
-            file = try ConfigurationFile(bytes: bytes)
-        } catch {
-            throw Failure(description: "\(path):\(error.line): \(error.description)")
+    /// The file at `path`; nil `path` in the result when it does not exist and need not.
+    private static func read(_ path: String, mustExist: Bool) -> ReachdConfiguration {
+        switch contents(of: path) {
+        case .success(let bytes?):
+            return parse(bytes, path: path)
+        case .success(nil):
+            guard mustExist else { return ReachdConfiguration() }
+            return ReachdConfiguration(path: path, problems: [Problem(severity: .error, path: path, line: nil, text: "no such file")])
+        case .failure(let why):
+            return ReachdConfiguration(path: path, problems: [Problem(severity: .error, path: path, line: nil, text: why.text)])
         }
+    }
+
+    /// Applies the text of the file at `path` over the defaults, collecting every problem.
+    static func parse(_ bytes: [UInt8], path: String) -> ReachdConfiguration {
+        let file = ConfigurationFile(readingAll: bytes)
         var configuration = ReachdConfiguration(path: path)
-        var warnings: [(line: Int, text: String)] = []
-        let keyed = ReachdSetting.all.filter { $0.section != nil }
-        let known = Set(keyed.map { $0.section! })
+        var problems = file.syntaxErrors.map { Problem(severity: .error, path: path, line: $0.line, text: $0.description) }
+        func warn(_ line: Int, _ text: String) { problems.append(Problem(severity: .warning, path: path, line: line, text: text)) }
+        func refuse(_ line: Int, _ text: String) { problems.append(Problem(severity: .error, path: path, line: line, text: text)) }
+
+        let known = Set(ReachdSetting.sections)
         var warnedSections: Set<String> = []
         for header in file.sections where !known.contains(header.name) && warnedSections.insert(header.name).inserted {
-            warnings.append((header.line, "\(path):\(header.line): unknown section [\(header.name)]; its keys are ignored"))
+            let keys = file.entries.filter { $0.section == header.name }.map(\.key)
+            warn(header.line, unknownSection(header.name, keys: keys))
         }
         // NetworkManager's own switch for its check, so that its [connectivity]
         // lines can be copied whole: false turns reachd's off too, wherever it stands.
@@ -67,51 +97,116 @@ struct ReachdConfiguration {
                 do {
                     checkEnabled = try ReachdSetting.boolean(entry.value)
                 } catch {
-                    throw Failure(description: "\(path):\(entry.line): enabled \(error)")
+                    refuse(entry.line, "enabled \(error)")
                 }
                 continue
             }
-            guard let setting = keyed.first(where: { $0.section == entry.section && $0.key == entry.key }) else {
-                let elsewhere = keyed.first(where: { $0.key == entry.key }).flatMap(\.section)
-                warnings.append((entry.line, "\(path):\(entry.line): unknown key '\(entry.key)' in [\(entry.section)]"
-                    + (elsewhere.map { "; it belongs in [\($0)]" } ?? "") + "; ignored"))
+            guard let setting = ReachdSetting.setting(section: entry.section, key: entry.key) else {
+                warn(entry.line, unknownKey(entry.key, in: entry.section))
                 continue
             }
             do {
                 try setting.apply(&configuration.options, entry.value)
             } catch {
-                throw Failure(description: "\(path):\(entry.line): \(entry.key) \(error)")
+                refuse(entry.line, "\(entry.key) \(error)")
             }
         }
         if !checkEnabled { configuration.options.connectivityURI = nil }
-        configuration.warnings = warnings.sorted { $0.line < $1.line }.map(\.text)
+        configuration.problems = problems.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+            .map(\.element)
         return configuration
     }
 
+    // MARK: Warnings
+
+    /// `unknown section [conectivity]; did you mean [connectivity]? …`: what was likely meant,
+    /// and what reachd goes without.
+    private static func unknownSection(_ name: String, keys: [String]) -> String {
+        let meant = closest(to: name, among: ReachdSetting.sections)
+            ?? Set(keys.compactMap { key in ReachdSetting.all.first { $0.key == key }?.section }).onlyElement
+        var text = "unknown section [\(name)]" + (meant.map { "; did you mean [\($0)]? Its" } ?? "; its")
+        guard !keys.isEmpty else { return text + " keys would be ignored (it has none)" }
+        text += " keys are ignored: " + keys.joined(separator: ", ")
+        if meant == "connectivity", keys.contains("uri") { text += "; so reachd's own connectivity check is off" }
+        return text
+    }
+
+    /// `unknown key 'intervall' in [connectivity] (did you mean 'interval'?); ignored`, or where
+    /// the key belongs when it is another section's.
+    private static func unknownKey(_ key: String, in section: String) -> String {
+        let keys = ReachdSetting.all.filter { $0.section == section }.map(\.key) + (section == "connectivity" ? ["enabled"] : [])
+        var text = "unknown key '\(key)' in [\(section)]"
+        if let elsewhere = ReachdSetting.all.first(where: { $0.key == key && $0.section != nil })?.section {
+            text += "; it belongs in [\(elsewhere)]"
+        } else if let meant = closest(to: key, among: keys) {
+            text += " (did you mean '\(meant)'?)"
+        }
+        return text + "; ignored"
+    }
+
+    /// The one name of `names` that `word` is likely a slip for: the same but for case, or at
+    /// most two letters added, dropped, changed or swapped (one for short words).
+    private static func closest(to word: String, among names: [String]) -> String? {
+        let lower = word.lowercased()
+        let limit = lower.count <= 4 ? 1 : 2
+        let near = names.filter { lower == $0 || editDistance(lower, $0) <= limit }
+        return near.count == 1 ? near[0] : nil
+    }
+
+    /// Optimal string alignment distance (Levenshtein with adjacent swaps).
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+
+    // MARK: Reading
+
+    private struct ReadFailure: Error {
+        let text: String
+    }
+
     /// The file's bytes; nil when there is no such file (no error: the file is optional).
-    private static func contents(of path: String) throws(Failure) -> [UInt8]? {
+    private static func contents(of path: String) -> Result<[UInt8]?, ReadFailure> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
-            if error == ENOENT || error == ENOTDIR { return nil }
-            throw Failure(description: "\(path): cannot open it: \(String(cString: strerror(error)))")
+            if error == ENOENT || error == ENOTDIR { return .success(nil) }
+            return .failure(ReadFailure(text: "cannot open it: \(String(cString: strerror(error)))"))
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw Failure(description: "\(path): not a regular file")
+            return .failure(ReadFailure(text: "not a regular file"))
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= ConfigurationFile.maximumSize {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
-                throw Failure(description: "\(path): cannot read it: \(String(cString: strerror(errno)))")
+                return .failure(ReadFailure(text: "cannot read it: \(String(cString: strerror(errno)))"))
             }
             if count == 0 { break }
             bytes += buffer[..<count]
         }
-        return bytes
+        return .success(bytes)
     }
+}
+
+extension Set {
+    /// The element of a set of one; nil for an empty set or a larger one.
+    fileprivate var onlyElement: Element? { count == 1 ? first : nil }
 }

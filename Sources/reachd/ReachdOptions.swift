@@ -42,7 +42,8 @@ struct ReachdOptions: Equatable {
 
 
             """
-        text += wrap(["USAGE: reachd"] + usageItems, width: 98, indent: 14) + "\n\nOPTIONS:\n"
+        text += wrap(["USAGE: reachd"] + usageItems, width: 98, indent: 14)
+        text += "\n       reachd --check-config [--system] [--config FILE]\n\nOPTIONS:\n"
         let entries = ReachdSetting.all.map { setting in
             (setting.flagValue == nil ? "\(setting.option) \(setting.valueName)" : setting.option, setting.help)
         } + commandLineOnly
@@ -64,7 +65,8 @@ struct ReachdOptions: Equatable {
               reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
               and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
               that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but \(ReachdSetting.all.filter { $0.section == nil }.map(\.option).joined(separator: ", ")) \
-            has a key there; the command line wins.
+            has a key there; the command line wins. A bad line or value stops reachd (exit 64),
+              an unknown section or key is a warning; reachd --check-config lists them all.
 
             """
         for section in ReachdSetting.sections {
@@ -92,6 +94,8 @@ struct ReachdOptions: Equatable {
     static let commandLineOnly: [(name: String, help: [String])] = [
         ("--config FILE", ["Read this configuration file instead of the usual one."]),
         ("--no-config", ["Read no configuration file."]),
+        ("--check-config", ["Check the configuration file and exit, as sshd -t: every problem",
+                            "as FILE:LINE; exit 0 when clean, 1 with warnings, 64 with errors."]),
         ("--version", ["Show reachd's version and exit."]),
         ("-h, --help", ["Show this help."]),
     ]
@@ -122,6 +126,8 @@ struct ReachdOptions: Equatable {
     /// What the command line asks for.
     enum Request: Equatable {
         case run(ReachdCommandLine)
+        /// `--check-config`: report every problem of the configuration file, and exit.
+        case checkConfiguration(ReachdCommandLine)
         case help
         case version
     }
@@ -137,6 +143,7 @@ struct ReachdOptions: Equatable {
     static func parse(_ arguments: [String]) throws(UsageError) -> Request {
         var commandLine = ReachdCommandLine()
         var checked = ReachdOptions()
+        var checksConfiguration = false
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             let (name, inlineValue) = split(argument)
@@ -153,6 +160,10 @@ struct ReachdOptions: Equatable {
             case "--no-config":
                 guard inlineValue == nil else { throw UsageError(description: "--no-config takes no value") }
                 commandLine.configuration = .none
+                continue
+            case "--check-config":
+                guard inlineValue == nil else { throw UsageError(description: "--check-config takes no value") }
+                checksConfiguration = true
                 continue
             default:
                 break
@@ -176,7 +187,7 @@ struct ReachdOptions: Equatable {
             }
             commandLine.settings.append((setting, value))
         }
-        return .run(commandLine)
+        return checksConfiguration ? .checkConfiguration(commandLine) : .run(commandLine)
     }
 
     private static func split(_ argument: String) -> (name: String, value: String?) {

@@ -69,6 +69,30 @@ struct ConfigurationFileParserTests {
         }
     }
 
+    @Test("reading all: every bad line is kept with its number, the good ones still read; keys under a broken header are skipped")
+    func everyBadLineIsKept() {
+        let file = ConfigurationFile(readingAll: Array("""
+            early=1
+            [reachd]
+            settle-ms 500
+            log-level=debug
+            [kernel
+            probe-ipv4=198.51.100.7
+            [connectivity]
+            =x
+            uri=http://example.org/
+            """.utf8) + [0x0A, 0xFF, 0x0A])
+        #expect(file.syntaxErrors.map(\.line) == [1, 3, 5, 8, 10])
+        #expect(file.syntaxErrors.map(\.description)[0].contains("before any '[section]'"))
+        #expect(file.syntaxErrors.map(\.description)[4] == "the line is not UTF-8 text")
+        #expect(file.entries.map(\.key) == ["log-level", "uri"])
+        #expect(file.sections.map(\.name) == ["reachd", "connectivity"])
+        // The throwing reader throws the first.
+        #expect(throws: ConfigurationFile.SyntaxError(line: 1, file.syntaxErrors[0].description)) {
+            try ConfigurationFile(parsing: "early=1\n[reachd\n")
+        }
+    }
+
     @Test("bytes that are not UTF-8 are refused on their line")
     func notUTF8() {
         #expect(throws: ConfigurationFile.SyntaxError(line: 2, "the line is not UTF-8 text")) {

@@ -26,6 +26,8 @@ struct CommandLineTests {
             (["--log-level", "loud"], "loud"),
             (["--replace=yes"], "--replace"),
             (["--frobnicate"], "--frobnicate"),
+            (["--check-config=yes"], "--check-config takes no value"),
+            (["--check-config", "--settle-ms", "-1"], "--settle-ms"),
             (["--probe-ipv4", "0.0.0.0"], "local address"),
             (["--probe-ipv6=::"], "local address"),
             (["--probe-ipv4", "2001:db8::1"], "IPv4 address"),

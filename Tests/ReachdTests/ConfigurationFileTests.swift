@@ -29,7 +29,7 @@ struct ConfigurationFileTests {
     ]
 
     /// Options that have no key: what they do makes no sense in a file.
-    static let optionsWithoutKey: Set<String> = ["--system", "--replace", "--config", "--no-config", "--help", "--version"]
+    static let optionsWithoutKey: Set<String> = ["--system", "--replace", "--config", "--no-config", "--check-config", "--help", "--version"]
 
     @Test("every option has a key, and the key means what the option means")
     func everyOptionHasAKey() async throws {
@@ -142,6 +142,84 @@ struct ConfigurationFileTests {
         let result = try await directories.runReachd()
         #expect(result.status == 64, "\(result.transcript)")
         #expect(result.standardError.contains("\(directories.userFile):\(line): \(says)"), "\(result.transcript)")
+    }
+
+    /// A file with every kind of problem: a key before any section, a bad value, an unknown key,
+    /// a misspelt section, a broken header (whose key is skipped), a key slip, another bad value.
+    static let troubledFile = """
+        early=1
+        [reachd]
+        settle-ms=soon
+        colour=blue
+        [conectivity]
+        uri=http://example.org/
+        interval=60
+        [kernel
+        probe-ipv4=1.2.3.4
+        [connectivity]
+        intervall=5
+        timeout=0
+
+        """
+
+    @Test("--check-config reports every problem of the file as FILE:LINE, in line order, and exits 64 with errors, without touching the bus")
+    func checkConfigReportsEveryProblem() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile(Self.troubledFile)
+        let file = directories.userFile
+        let result = try await directories.runReachd(["--check-config"])
+        #expect(result.status == 64, "\(result.transcript)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "\(file):1: error: 'early' comes before any '[section]' line",
+            "\(file):3: error: settle-ms needs a whole number of milliseconds from 0 to 31536000000 (a year), not 'soon'",
+            "\(file):4: warning: unknown key 'colour' in [reachd]; ignored",
+            "\(file):5: warning: unknown section [conectivity]; did you mean [connectivity]? Its keys are ignored: uri, interval; "
+                + "so reachd's own connectivity check is off",
+            "\(file):8: error: a section header is '[name]', not '[kernel'",
+            "\(file):11: warning: unknown key 'intervall' in [connectivity] (did you mean 'interval'?); ignored",
+            "\(file):12: error: timeout needs a whole number of seconds from 1 to 31536000 (a year), not '0'",
+            "reachd: \(file): 4 errors, 3 warnings; reachd would not start (exit status 64)",
+        ], "\(result.transcript)")
+        #expect(!result.standardError.contains("session bus"), "\(result.transcript)")
+
+        // reachd itself stops on the same file with every error, not only the first.
+        let started = try await directories.runReachd()
+        #expect(started.status == 64, "\(started.transcript)")
+        for line in [1, 3, 8, 12] {
+            #expect(started.standardError.contains("reachd: \(file):\(line): "), "line \(line): \(started.transcript)")
+        }
+        #expect(started.standardError.contains("reachd: \(file) has 4 errors; 'reachd --check-config' lists every problem"),
+                "\(started.transcript)")
+    }
+
+    @Test("--check-config exits 0 for a clean file or none, 1 for warnings only, 64 for a --config file that is missing",
+          arguments: [
+            ("[reachd]\nsettle-ms=5\n", 0, "reachd: FILE: no problems"),
+            (nil, 0, "reachd: no configuration file: none of "),
+            ("[reachd]\ncolour=blue\n[future]\na=1\n", 1, "reachd: FILE: 2 warnings; reachd would start, and ignore what they name"),
+            ("[reachd]\nsettle-ms=1e16\n", 64, "FILE:2: error: settle-ms needs a whole number of milliseconds"),
+          ] as [(String?, Int32, String)])
+    func checkConfigExitStatus(text: String?, status: Int32, says: String) async throws {
+        let directories = try XDGDirectories()
+        if let text { try directories.writeUserFile(text) }
+        let result = try await directories.runReachd(["--check-config"])
+        #expect(result.status == status, "\(result.transcript)")
+        #expect(result.standardError.contains(says.replacingOccurrences(of: "FILE", with: directories.userFile)), "\(result.transcript)")
+        let missing = try await directories.runReachd(["--check-config", "--config", directories.root + "/absent.conf"])
+        #expect(missing.status == 64 && missing.standardError.contains("absent.conf: error: no such file"), "\(missing.transcript)")
+    }
+
+    @Test("a misspelt [connectivity] is loud at start: the warning names the section meant and that the check is off")
+    func misspeltSectionIsLoud() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("[reachd]\nlog-level=debug\n[Conectivity]\nuri=http://example.org/\n")
+        let result = try await directories.runReachd()
+        let warning = result.standardError.split(separator: "\n").first { $0.contains(" warning ") && $0.contains("[Conectivity]") }
+        #expect(warning?.hasSuffix("\(directories.userFile):3: unknown section [Conectivity]; did you mean [connectivity]? "
+                                   + "Its keys are ignored: uri; so reachd's own connectivity check is off") == true,
+                "\(result.transcript)")
+        #expect(result.standardError.contains(" uri=\"\" "), "the check is indeed off: \(result.transcript)")
     }
 
     @Test("--config names the file to read instead, which must exist; --no-config reads none")
