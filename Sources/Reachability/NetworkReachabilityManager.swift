@@ -13,7 +13,9 @@ import Synchronization
 ///
 /// If reachd is not on the bus, the manager asks D-Bus to start it; if it cannot be started it
 /// reports `.unknown` and picks the service up as soon as it appears. When the service restarts,
-/// the manager reads it afresh (and makes its host monitor again) by itself.
+/// the manager reads it afresh (and makes its host monitor again) by itself. A reachd that
+/// refuses its configuration (`lastError?.reachdExitStatus == 64`) four times in a row is not
+/// started again: the manager waits for the name to appear by other means.
 ///
 /// Safe to use from any thread or task.
 ///

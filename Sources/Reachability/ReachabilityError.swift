@@ -58,9 +58,32 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
 
     /// True when the failure means "reachd cannot be reached", as opposed to the service
     /// refusing the request: the bus is missing, the service is not there and cannot be
-    /// activated, or it did not answer.
+    /// activated (by the bus itself, `Spawn.*`, or through systemd, `org.freedesktop.systemd1.*`),
+    /// or it did not answer.
     public var isServiceUnavailable: Bool {
         hasNoSessionBus || Self.unavailableNames.contains(name) || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+            || name.hasPrefix("org.freedesktop.systemd1.")
+    }
+
+    /// The exit status of a reachd that D-Bus activation started and that exited before taking
+    /// its name (`Spawn.ChildExited`: "Process io.reachd.Reachability1 exited with status 64");
+    /// nil for any other error. 64 (EX_USAGE) is reachd refusing its configuration file or
+    /// command line, which `reachd --check-config` explains.
+    ///
+    /// ```swift
+    /// if manager.lastError?.reachdExitStatus == 64 {
+    ///     print("reachd refuses its configuration: run reachd --check-config")
+    /// }
+    /// ```
+    public var reachdExitStatus: Int32? {
+        guard name == "org.freedesktop.DBus.Error.Spawn.ChildExited" else { return nil }
+        // Word by word: this library links no Foundation (nor the regex engine).
+        let words = message.split(separator: " ")
+        for index in words.indices.dropLast(3)
+        where words[index] == "exited" && words[index + 1] == "with" && words[index + 2] == "status" {
+            return Int32(words[index + 3])
+        }
+        return nil
     }
 
     init(_ error: any Error) {

@@ -36,6 +36,10 @@ struct WatchLoop {
     /// How long `startMonitoring()` waits for an activated service before reporting Unknown.
     static let activationGrace: Duration = .seconds(2)
     static let firstRetry: Duration = .milliseconds(250)
+    /// Activations in a row that reachd refuses (exit status 64: its configuration or command
+    /// line is bad) before the watch stops asking: retried 250 ms apart, the four come within
+    /// three seconds, and waiting longer would not fix a file.
+    static let refusalsBeforeGivingUp = 4
     static let lastRetry: Duration = .seconds(30)
     static let callTimeout: Duration = .seconds(10)
 
@@ -47,6 +51,8 @@ struct WatchLoop {
     private var activationGrace: Task<Void, Never>?
     private var retry: Task<Void, Never>?
     private var retryDelay = Self.firstRetry
+    /// Activations in a row that ended with reachd's exit status 64.
+    private var refusals = 0
 
     /// The unique name owning the service's name, as last seen.
     private var owner: BusName?
@@ -86,11 +92,7 @@ struct WatchLoop {
             case .signalsEnded(let generation):
                 if generation == self.generation { await lostConnection() }
             case .activationFailed(let generation, let error):
-                if generation == self.generation, owner == nil {
-                    reportError(error)
-                    publish(.unknown)
-                    reactivateLater(generation: generation)
-                }
+                if generation == self.generation, owner == nil { activationFailed(error, generation: generation) }
             case .reactivate(let generation):
                 if generation == self.generation, owner == nil, let bus = connection {
                     activate(on: bus, generation: generation)
@@ -141,6 +143,7 @@ struct WatchLoop {
             return
         }
         retryDelay = Self.firstRetry
+        refusals = 0
         if owner != nil {
             await read()
         } else {
@@ -164,6 +167,31 @@ struct WatchLoop {
             }
         }
         activationGrace = schedule(.activationGraceExpired(generation: generation), after: Self.activationGrace)
+    }
+
+    /// Activation failed: report it, and ask again later, unless reachd refused its
+    /// configuration `refusalsBeforeGivingUp` times in a row. Then the bus would only start it
+    /// to watch it exit again, filling its log: the watch reports that it stopped asking, and
+    /// goes on only when the name appears by other means (`NameOwnerChanged`), or on a new
+    /// connection to the bus.
+    private mutating func activationFailed(_ error: ReachabilityError, generation: Int) {
+        refusals = error.reachdExitStatus == 64 ? refusals + 1 : 0
+        publish(.unknown)
+        guard refusals < Self.refusalsBeforeGivingUp else {
+            retry?.cancel()
+            retry = nil
+            reportError(ReachabilityError(name: error.name, message: error.message
+                + " (\(refusals) times in a row; not started again until it appears on the bus)"))
+            return
+        }
+        reportError(error)
+        if refusals > 0 {
+            // A refusal is retried at the first delay: four of them are quickly told apart from a slow start.
+            retry?.cancel()
+            retry = schedule(.reactivate(generation: generation), after: Self.firstRetry)
+        } else {
+            reactivateLater(generation: generation)
+        }
     }
 
     private mutating func lostConnection() async {
@@ -243,6 +271,7 @@ struct WatchLoop {
                 activationGrace?.cancel()
                 retry?.cancel()
                 retryDelay = Self.firstRetry
+                refusals = 0
                 // A new instance: read it afresh, and make our host monitor again.
                 await read()
             }

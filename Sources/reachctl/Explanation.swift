@@ -51,9 +51,25 @@ struct Explanation {
         case ReachabilityError.noReply, "org.freedesktop.DBus.Error.TimedOut":
             awaited = .reachd
             text = "reachd did not answer in time: \(error.message)"
+        case _ where error.reachdExitStatus == 64:
+            // reachd refused its configuration (or the activation file's command line) before
+            // taking its name: say where the problem is and which command names its line.
+            awaited = .reachd
+            text = """
+                reachd did not start: \(error.message). Status 64 is reachd refusing its configuration: \
+                'reachd --check-config' lists every problem of \(ReachdConfigurationFiles.user) (or, where \
+                that is absent, \(ReachdConfigurationFiles.sessionDefault)) with its line, and \
+                'journalctl --user -u reachd' has reachd's log
+                """
+        case let name where name.hasPrefix("org.freedesktop.systemd1."):
+            // Activation through reachd.service (SystemdService=): systemd says why it did not start it.
+            awaited = .reachd
+            text = "reachd.service did not start: \(error.message); its log says why ('journalctl --user -u reachd'), "
+                + "and 'reachd --check-config' lists any problem of its configuration file"
         case let name where name.hasPrefix("org.freedesktop.DBus.Error.Spawn."):
             awaited = .reachd
-            text = "reachd is installed for D-Bus activation but did not start: \(error.message)"
+            text = "reachd is installed for D-Bus activation but did not start: \(error.message); "
+                + "its log says why ('journalctl --user -u reachd')"
         default:
             awaited = .reachd
             text = error.message

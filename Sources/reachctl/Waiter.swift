@@ -276,17 +276,8 @@ struct Waiter {
     private var cannotEvaluateText: String {
         "--level online needs a connectivity check, and none runs here: NetworkManager does not check, "
             + "and reachd's own check is off. Turn it on with [connectivity] uri=http://... in "
-            + "\(Self.userConfigurationFile) (a system reachd reads /etc/reachd/reachd.conf) and restart reachd; "
+            + "\(ReachdConfigurationFiles.user) (a system reachd reads \(ReachdConfigurationFiles.system)) and restart reachd; "
             + "or use --level dns, or --host NAME"
-    }
-
-    /// The user's reachd.conf as reachd finds it: `$XDG_CONFIG_HOME/reachd/reachd.conf`, or
-    /// `~/.config/reachd/reachd.conf` (written with the tilde, as a person types it).
-    static var userConfigurationFile: String {
-        if let home = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
-            return (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/reachd/reachd.conf"
-        }
-        return "~/.config/reachd/reachd.conf"
     }
 
     /// One handshake, each address's connect bounded by `within`, off Swift concurrency's threads.

@@ -10,7 +10,9 @@ extension Reachctl {
                 the status is Unknown, and standard error says why (no session bus, or reachd not \
                 installed for D-Bus activation, and how to fix it), once per reason; reachctl keeps \
                 waiting, picks reachd up as soon as it is there, and says so. watch runs until it \
-                is interrupted: it never exits because reachd is away.
+                is interrupted: it never exits because reachd is away. A reachd that refuses its \
+                configuration (exit status 64) four times in a row is not started again until it \
+                appears on the bus by other means; reachd --check-config names the problem.
 
                 \(ExitStatus.watchHelp)
                 """)

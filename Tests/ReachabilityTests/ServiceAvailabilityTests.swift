@@ -161,6 +161,58 @@ struct ServiceAvailabilityTests {
         }
     }
 
+    @Test("a reachd that refuses its configuration under activation: watch names the file and the commands, stops re-activating after four, and picks up a reachd started by hand")
+    func refusedConfigurationIsNotReactivatedForever() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-refusal-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder + "/reachd", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = folder + "/reachd/reachd.conf", spawns = folder + "/spawns"
+        try "[reachd]\nsettle-ms=soon\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        // Each activation leaves a line, then becomes a reachd that exits 64 on the file.
+        let session = try PrivateBus(.session, activationFiles: ["io.reachd.Reachability1.service": """
+            [D-BUS Service]
+            Name=io.reachd.Reachability1
+            Exec=/bin/sh -c 'echo spawned >> \(spawns); exec \(Executables.reachd) --config \(configuration)'
+            """])
+        defer { session.stop() }
+        func spawned() -> Int {
+            ((try? String(contentsOfFile: spawns, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        let watch = try ChildProcess(Executables.reachctl, ["watch"],
+                                     environment: ["DBUS_SESSION_BUS_ADDRESS": session.address, "XDG_CONFIG_HOME": folder,
+                                                   "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"])
+        defer {
+            watch.stop(SIGKILL)
+            watch.removeOutput()
+        }
+        try await eventually(timeout: .seconds(20), "watch says it stopped asking:\n\(watch.standardError)") {
+            watch.standardError.contains("(4 times in a row; not started again until it appears on the bus)")
+        }
+        #expect(spawned() == 4, "\(spawned()) activations")
+        for words in ["reachd did not start: Process io.reachd.Reachability1 exited with status 64",
+                      "'reachd --check-config' lists every problem of \(configuration)", "'journalctl --user -u reachd'",
+                      "(org.freedesktop.DBus.Error.Spawn.ChildExited); waiting for reachd"] {
+            #expect(watch.standardError.contains(words), "\(words): \(watch.standardError)")
+        }
+        #expect(!watch.standardError.contains("Usage"), "\(watch.standardError)")
+        // The old watcher asked again 2, then 4 s after the fourth: in 3 s none comes now.
+        try await Task.sleep(for: .seconds(3))
+        #expect(spawned() == 4, "no activation after giving up: \(spawned())")
+        #expect(watch.poll() == nil, "watch keeps waiting: \(watch.standardError)")
+
+        // The name appears by other means: a reachd started by hand, with no file.
+        let reachd = try ChildProcess(Executables.reachd, ["--no-config", "--system-bus-address", absentSystemBusAddress()],
+                                      environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
+        defer {
+            reachd.stop(SIGKILL)
+            reachd.removeOutput()
+        }
+        try await eventually(timeout: .seconds(15), "watch follows the reachd started by hand:\n\(watch.standardOutput)\(watch.standardError)") {
+            watch.standardError.contains("connected to reachd") && watch.standardOutput.split(separator: "\n").count >= 2
+        }
+        #expect(spawned() == 4)
+    }
+
     @Test("the session bus going away: Unknown, with the reason")
     func sessionBusLost() async throws {
         try await withWorld { world in
