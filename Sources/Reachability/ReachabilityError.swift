@@ -45,12 +45,24 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// No answer in time.
     public static let noReply = "org.freedesktop.DBus.Error.NoReply"
 
-    /// Errors that say the bus or the service is not there, as opposed to the service refusing.
-    private static let unavailableNames: Set<String> = [
-        serviceUnknown, nameHasNoOwner, disconnected, noReply,
+    /// libdbus's errors for a session bus that cannot be connected to: no socket, nobody
+    /// listening, an address that is no D-Bus address (`DBUS_SESSION_BUS_ADDRESS=garbage`),
+    /// a failed handshake. None of them is reachd refusing anything.
+    static let connectionFailureNames: Set<String> = [
         "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer",
-        "org.freedesktop.DBus.Error.TimedOut",
+        "org.freedesktop.DBus.Error.BadAddress", "org.freedesktop.DBus.Error.IOError",
+        "org.freedesktop.DBus.Error.AuthFailed", "org.freedesktop.DBus.Error.NoNetwork",
+        "org.freedesktop.DBus.Error.Timeout",
     ]
+
+    /// Errors that say the bus or the service is not there, as opposed to the service refusing.
+    private static let unavailableNames: Set<String> = connectionFailureNames.union([
+        serviceUnknown, nameHasNoOwner, disconnected, noReply, "org.freedesktop.DBus.Error.TimedOut",
+    ])
+
+    /// True when the session bus could not be connected to (its address names no bus that answers,
+    /// or is not an address at all).
+    public var isSessionBusUnusable: Bool { hasNoSessionBus || Self.connectionFailureNames.contains(name) }
 
     /// True when there was no session bus at all to connect to: `DBUS_SESSION_BUS_ADDRESS` is not
     /// set and `$XDG_RUNTIME_DIR/bus` does not exist (no bus answered; the name is only a label).

@@ -30,6 +30,11 @@ struct Explanation {
             return
         }
         errorName = error.name
+        if error.isSessionBusUnusable {
+            awaited = .sessionBus
+            text = "cannot connect to the session bus at \(Self.sessionBusAddress): \(error.message)"
+            return
+        }
         switch error.name {
         case ReachabilityError.serviceUnknown:
             awaited = .reachd
@@ -38,10 +43,6 @@ struct Explanation {
                 D-Bus activation. Install it with Scripts/install or the Debian package (sudo apt \
                 install ./reachd_*.deb), or start it by hand with 'reachd &'
                 """
-        case "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer",
-             "org.freedesktop.DBus.Error.BadAddress":
-            awaited = .sessionBus
-            text = "cannot connect to the session bus at \(Self.sessionBusAddress): \(error.message)"
         case ReachabilityError.disconnected:
             awaited = .sessionBus
             text = "the connection to the session bus was lost: \(error.message)"

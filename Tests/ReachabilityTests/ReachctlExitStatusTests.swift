@@ -27,4 +27,15 @@ struct ReachctlExitStatusTests {
         #expect(status == 3, "stderr: \(child.standardError)")
         #expect(child.standardError.contains("no session bus"), "\(child.standardError)")
     }
+
+    @Test("a session bus address that names no usable bus is 'reachd unavailable' (3), never a refusal (4)",
+          arguments: ["garbage", "unix:", "nonce-tcp:", "unix:path=/nonexistent/bus", "tcp:host=127.0.0.1,port=1"])
+    func anUnusableBusAddressExits3(address: String) async throws {
+        for command in [["status"], ["path"], ["host", "example.org"], ["wait", "--timeout", "0"]] {
+            let result = try await runTool(Executables.reachctl, command, environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+            #expect(result.status == 3, "\(command): \(result.transcript)")
+            #expect(result.standardError.hasPrefix("reachctl: cannot connect to the session bus at \(address) ($DBUS_SESSION_BUS_ADDRESS): "),
+                    "\(command): \(result.transcript)")
+        }
+    }
 }
