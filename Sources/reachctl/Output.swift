@@ -9,8 +9,14 @@ enum Output {
         write(text + "\n", to: STDOUT_FILENO)
     }
 
+    /// An error line: `reachctl: ` and the sentence, as every error reachctl prints starts.
     static func error(_ text: String) {
         write("reachctl: " + text + "\n", to: STDERR_FILENO)
+    }
+
+    /// Lines already in reachctl's words (the usage errors Reachctl.main rewords).
+    static func standardError(_ text: String) {
+        write(text + "\n", to: STDERR_FILENO)
     }
 
     /// Straight to the descriptor, as FileHandle did: reachctl links no Foundation (and so no ICU).

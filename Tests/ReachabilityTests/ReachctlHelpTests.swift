@@ -91,6 +91,26 @@ struct ReachctlHelpTests {
         #expect(try await runTool(Executables.reachctl, ["help"]).status == 0)
     }
 
+    @Test("an error with no command word shows reachctl's usage, not status's; every error line starts 'reachctl: '",
+          arguments: [(["--bogus"], true), (["--json", "x"], true), (["status", "--bogus"], false),
+                      (["wait", "--timeout", "soon"], false), (["wait", "--level", "loud"], false), (["host"], false),
+                      (["stauts"], true)])
+    func usageErrorsSpeakReachctlsWords(arguments: [String], topLevel: Bool) async throws {
+        let result = try await runTool(Executables.reachctl, arguments)
+        #expect(result.status == 64, "\(result.transcript)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("reachctl: ") == true, "\(result.transcript)")
+        #expect(!result.standardError.contains("Error: "), "\(result.transcript)")
+        if arguments == ["stauts"] { return }  // main's own check: one line
+        #expect(lines.contains { $0.hasPrefix("Usage: reachctl [<command>]") } == topLevel, "\(result.transcript)")
+        #expect(!result.standardError.contains("Usage: reachctl status") || arguments.first == "status", "\(result.transcript)")
+        if arguments == ["--bogus"] {
+            #expect(lines[0] == "reachctl: unknown option '--bogus'", "\(result.transcript)")
+            #expect(result.standardError.contains("commands: status, watch, host, wait, path, help"), "\(result.transcript)")
+            #expect(result.standardError.contains("See 'reachctl --help'"), "\(result.transcript)")
+        }
+    }
+
     @Test("a negative --timeout or --stable is out of range, and the error says which range (not 'Missing value')",
           arguments: [("--timeout", "--timeout must be from 0 to 31536000 seconds (a year; decimals allowed), or inf; got -1"),
                       ("--stable", "--stable must be from 0 to 31536000 seconds (a year; decimals allowed); got -1")])
