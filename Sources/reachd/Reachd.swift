@@ -186,6 +186,12 @@ enum Reachd {
         do {
             try await daemon.run(until: shutdown)
             return 0
+        } catch ReachabilityDaemonError.busLost(.session) {
+            // The session ending (a logout, dbus-run-session's command exiting) takes its bus
+            // with it: the normal end of a session reachd, not a failure of reachd's. Exit 1 still
+            // lets systemd restart it where the bus itself only restarted.
+            logger.notice("the session bus went away (the session ended, or its bus stopped); exiting")
+            return ReachabilityDaemonError.busLost(.session).exitCode
         } catch let error as ReachabilityDaemonError {
             logger.error("\(error)")
             return error.exitCode

@@ -79,6 +79,12 @@ struct LifecycleTests {
         session.stop()
         let exit = try await reachd.process.exit(timeout: .seconds(10))
         #expect(exit == 1, "stderr:\n\(reachd.standardError)")
+        // The end of a session is no error: said once, at notice.
+        let lines = reachd.standardError.split(separator: "\n")
+        #expect(lines.filter { $0.contains("session bus") && !$0.contains("serving ") }.count == 1, "stderr:\n\(reachd.standardError)")
+        #expect(lines.contains { $0.contains(" notice reachd: ") && $0.contains("the session bus went away") },
+                "stderr:\n\(reachd.standardError)")
+        #expect(!lines.contains { $0.contains(" error ") }, "stderr:\n\(reachd.standardError)")
     }
 
     @Test("without any system bus reachd still starts, and the kernel's routes answer",
