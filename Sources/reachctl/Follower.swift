@@ -26,13 +26,19 @@ enum Follower {
         defer { tasks.forEach { $0.cancel() } }
 
         var said: String?
+        var printed: String?
         for await event in events {
             switch event {
             case .update(let update):
                 if update.status == .unknown, let error = manager.lastError, !error.isServiceUnavailable {
                     throw ExitStatus.failure(error)
                 }
-                Output.line(line(update))
+                // A change of only what the line does not show (the JSON line shows everything)
+                // would print the line before again: it is left out.
+                let text = line(update)
+                guard text != printed else { continue }
+                printed = text
+                Output.line(text)
             case .error(let error?):
                 guard error.isServiceUnavailable else { throw ExitStatus.failure(error) }
                 let sentence = Explanation(error).waitingSentence

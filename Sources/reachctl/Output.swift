@@ -73,11 +73,16 @@ enum Output {
         return text
     }
 
-    /// `watch`, `host --watch`: one line per change.
+    /// `watch`, `host --watch`: one line per change. The default route's line ends with why the
+    /// path is not satisfied, when it is not: a change of only the reason (connecting, then no
+    /// route) is a line that says so, not the same line twice.
     static func line(_ update: ReachabilityUpdate, host: String?) -> String {
         var text = host.map { "\($0): " } ?? ""
         text += "\(localized(update.status))  flags: \(update.flags)  interface: \(interfaceText(update))"
-        if host == nil { text += "  metered: \(update.isMetered ? "yes" : "no")" }
+        guard host == nil else { return text }
+        text += "  metered: \(update.isMetered ? "yes" : "no")"
+        let reason = NetworkPath(update).unsatisfiedReason
+        if reason != .none { text += "  reason: \(reason.rawValue)" }
         return text
     }
 

@@ -6,7 +6,9 @@ extension Reachctl {
         static let configuration = CommandConfiguration(
             abstract: "Print the default route's reachability now and one line per change, until interrupted.",
             discussion: """
-                Each line is written as soon as the change arrives. While reachd cannot be reached \
+                Each line is written as soon as the change arrives; it ends with the reason when the \
+                path is not satisfied (no-link, no-route, connecting, portal, ...), and a change the \
+                line would not show is left out (--json prints every change). While reachd cannot be reached \
                 the status is Unknown, and standard error says why (no session bus, or reachd not \
                 installed for D-Bus activation, and how to fix it), once per reason; reachctl keeps \
                 waiting, picks reachd up as soon as it is there, and says so. watch runs until it \

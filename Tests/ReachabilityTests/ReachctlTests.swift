@@ -137,6 +137,30 @@ struct ReachctlTests {
         }
     }
 
+    @Test("watch: a change of only the reason (DISCONNECTED to ASLEEP) is a line with the new reason, never the same line twice")
+    func watchPrintsTheReason() async throws {
+        try await withWorld { world in
+            try await world.networkManager.setState(20, emittingStateChanged: false)
+            try await world.waitForServiceStatus(.notReachable)
+            let watch = try world.backgroundReachctl("watch", environment: Self.english)
+            defer { watch.stop() }
+            let json = try world.backgroundReachctl("watch", "--json", environment: Self.english)
+            defer { json.stop() }
+            try await eventually(timeout: .seconds(15), "watch printed the current status: \(watch.output)") { watch.lines.count == 1 && json.lines.count == 1 }
+            // DISCONNECTED, then ASLEEP: Not Reachable both times, for another reason.
+            try await world.networkManager.setState(10, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "watch printed the change: \(watch.output)") { watch.lines.count == 2 }
+            #expect(watch.lines[0].hasPrefix("Not Reachable") && watch.lines[1].hasPrefix("Not Reachable"), "\(watch.output)")
+            #expect(watch.lines[1].hasSuffix("  reason: disabled"), "\(watch.output)")
+            #expect(watch.lines[0] != watch.lines[1], "\(watch.output)")
+            try await world.networkManager.setState(70, emittingStateChanged: false)
+            try await eventually(timeout: .seconds(15), "watch printed the change: \(watch.output)") { watch.lines.count == 3 }
+            #expect(watch.lines[2].hasPrefix("Reachable via WiFi") && !watch.lines[2].contains("reason:"), "\(watch.output)")
+            try await eventually(timeout: .seconds(15), "the JSON watch printed every change: \(json.output)") { json.lines.count >= 3 }
+            #expect(zip(watch.lines, watch.lines.dropFirst()).allSatisfy { $0 != $1 }, "\(watch.output)")
+        }
+    }
+
     @Test("wait exits 0 once NetworkManager goes online")
     func waitExitsZeroWhenOnline() async throws {
         try await withWorld { world in
