@@ -105,10 +105,14 @@ struct ReachdConfiguration {
                 warn(entry.line, unknownKey(entry.key, in: entry.section))
                 continue
             }
+            let comment = Self.trailingComment(entry.value)
             do {
                 try setting.apply(&configuration.options, entry.value)
+                if let comment {
+                    warn(entry.line, "\(entry.key) is '\(entry.value)', '\(comment)' included; if that is a comment, \(Self.commentsRule)")
+                }
             } catch {
-                refuse(entry.line, "\(entry.key) \(error)")
+                refuse(entry.line, "\(entry.key) \(error)" + (comment.map { "; '\($0)' looks like a comment: \(Self.commentsRule)" } ?? ""))
             }
         }
         if !checkEnabled { configuration.options.connectivityURI = nil }
@@ -118,6 +122,21 @@ struct ReachdConfiguration {
     }
 
     // MARK: Warnings
+
+    /// What a value with a comment after it gets told: reachd.conf reads as GLib's key files do.
+    static let commentsRule = "comments go on a line of their own (a value is the rest of its line)"
+
+    /// The part of `value` from a `#` or `;` after a blank (`http://x/ # my check`): a comment
+    /// written after the value, which the file format takes as part of it.
+    private static func trailingComment(_ value: String) -> String? {
+        var previous: Character?
+        for index in value.indices {
+            let character = value[index]
+            if character == "#" || character == ";", previous == " " || previous == "\t" { return String(value[index...]) }
+            previous = character
+        }
+        return nil
+    }
 
     /// `unknown section [conectivity]; did you mean [connectivity]? …`: what was likely meant,
     /// and what reachd goes without.

@@ -67,6 +67,7 @@ struct ReachdOptions: Equatable {
               that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but \(ReachdSetting.all.filter { $0.section == nil }.map(\.option).joined(separator: ", ")) \
             has a key there; the command line wins. A bad line or value stops reachd (exit 64),
               an unknown section or key is a warning; reachd --check-config lists them all.
+              Comments (# or ;) go on a line of their own: a value is the rest of its line.
 
             """
         for section in ReachdSetting.sections {

@@ -208,8 +208,11 @@ struct ReachdSetting: Sendable {
         guard text.utf8.count > 7, text.prefix(7).lowercased() == "http://" else {
             throw refuse("needs an http:// URI (the check speaks plain HTTP)")
         }
+        guard !text.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else {
+            throw refuse("cannot contain spaces (write one as %20)")
+        }
         guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw refuse("cannot contain spaces, control or non-ASCII characters (write a name in its xn-- form)")
+            throw refuse("cannot contain control or non-ASCII characters (write a name in its xn-- form)")
         }
         let rest = text.dropFirst(7)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -42,7 +42,7 @@ struct CommandLineTests {
             (["--connectivity-uri", "http:///check"], "needs a host"),
             (["--connectivity-uri", "http://example.org:0/"], "port"),
             (["--connectivity-uri", "http://user@example.org/"], "user name"),
-            (["--connectivity-uri", "http://example.org/a b"], "spaces"),
+            (["--connectivity-uri", "http://example.org/a b"], "cannot contain spaces (write one as %20)"),
             (["--connectivity-uri", "http://bücher.example/"], "non-ASCII"),
             (["--connectivity-interval", "-1"], "--connectivity-interval"),
             (["--connectivity-timeout", "0"], "--connectivity-timeout"),

@@ -135,6 +135,13 @@ struct ConfigurationFileTests {
             ("[connectivity]\ntimeout=9223372036854775807\n", 2, "timeout needs a whole number of seconds from 1 to 31536000"),
             ("[reachd]\nmax-monitors=99999999999999999999\n", 2, "max-monitors needs a whole number from 1 to 1000000"),
             ("[connectivity]\nenabled=sometimes\n", 2, "enabled is true or false"),
+            // A comment after a value is part of it: the error says so, not something about xn-- names.
+            ("[connectivity]\nuri=http://example.org/ # my check\n", 2,
+             "uri cannot contain spaces (write one as %20), not 'http://example.org/ # my check'; "
+                + "'# my check' looks like a comment: comments go on a line of their own (a value is the rest of its line)"),
+            ("[reachd]\nsettle-ms=500 ; half a second\n", 2,
+             "settle-ms needs a whole number of milliseconds from 0 to 31536000000 (a year), not '500 ; half a second'; "
+                + "'; half a second' looks like a comment: comments go on a line of their own"),
           ] as [(String, Int, String)])
     func malformedFileExits64(text: String, line: Int, says: String) async throws {
         let directories = try XDGDirectories()
@@ -220,6 +227,18 @@ struct ConfigurationFileTests {
                                    + "Its keys are ignored: uri; so reachd's own connectivity check is off") == true,
                 "\(result.transcript)")
         #expect(result.standardError.contains(" uri=\"\" "), "the check is indeed off: \(result.transcript)")
+    }
+
+    @Test("a value taken with a comment after it is a warning that says comments go on their own line")
+    func commentAfterATakenValueIsAWarning() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("[reachd]\nlog-level=debug\n[connectivity]\nresponse=OK # what fedora answers\n")
+        let result = try await directories.runReachd(["--check-config"])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardError.contains("\(directories.userFile):4: warning: response is 'OK # what fedora answers', "
+                                              + "'# what fedora answers' included; if that is a comment, comments go on a line of their own"),
+                "\(result.transcript)")
+        #expect(!result.standardError.contains("xn--"), "\(result.transcript)")
     }
 
     @Test("--config names the file to read instead, which must exist; --no-config reads none")
