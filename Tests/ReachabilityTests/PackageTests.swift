@@ -8,8 +8,9 @@ import Testing
 /// from the service file it installed, and is removed with nothing left behind.
 ///
 /// The package is built once for the suite (a release build: minutes the first time) and
-/// installed with `dpkg --root` into a scratch root with a dpkg database of its own, so the
-/// machine's own packages are never touched.
+/// installed with `dpkg --root` into a scratch root with a dpkg database and a log of its own
+/// (`--log`: `--root` alone still logs to the machine's /var/log/dpkg.log), so the machine's own
+/// packages and their history are never touched.
 @Suite("Debian package", .serialized, .timeLimit(.minutes(20)))
 struct PackageTests {
     /// Built once per test run, shared by the tests.
@@ -77,12 +78,15 @@ struct PackageTests {
         let deb = try await Self.package.value
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-root-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        for folder in ["info", "updates", "triggers"] {
-            try FileManager.default.createDirectory(atPath: "\(root)/var/lib/dpkg/\(folder)", withIntermediateDirectories: true)
+        for folder in ["lib/dpkg/info", "lib/dpkg/updates", "lib/dpkg/triggers", "log"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/var/\(folder)", withIntermediateDirectories: true)
         }
         #expect(FileManager.default.createFile(atPath: "\(root)/var/lib/dpkg/status", contents: nil))
+        let log = "\(root)/var/log/dpkg.log"
         // The scratch root has no libc6 or libdbus in its database; the machine has them.
-        try await runToolChecked("dpkg", ["--root=\(root)", "--force-depends", "--install", deb])
+        try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(log)", "--force-depends", "--install", deb])
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains(" install reachd:"), "dpkg logged into the root's own log: \(logged)")
         let installed = try await runToolChecked("dpkg", ["--root=\(root)", "--listfiles", "reachd"]).standardOutput
         for file in Self.expectedFiles {
             #expect(installed.contains(file.dropFirst()), "dpkg lists \(file)")
@@ -111,7 +115,7 @@ struct PackageTests {
         kill(pid, SIGTERM)
         try await eventually(timeout: .seconds(10), "the activated reachd exits") { kill(pid, 0) != 0 }
 
-        try await runToolChecked("dpkg", ["--root=\(root)", "--purge", "reachd"])
+        try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(log)", "--purge", "reachd"])
         let left = try FileManager.default.subpathsOfDirectory(atPath: root).filter { !$0.hasPrefix("var") }
         #expect(left.isEmpty, "left behind after purge: \(left)")
         #expect(!FileManager.default.fileExists(atPath: "\(root)/usr"))
