@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -37,6 +38,10 @@ struct InstallTests {
                                                "\(Self.prefix)/share/man/man1/reachctl.1.gz", "\(Self.prefix)/share/man/man8/reachd.8.gz",
                                                "\(Self.prefix)/share/dbus-1/services/io.reachd.Reachability1.service",
                                                "\(Self.prefix)/lib/systemd/user/reachd.service",
+                                               "\(Self.prefix)/lib/systemd/system/reachd.service",
+                                               "\(Self.prefix)/share/dbus-1/system-services/io.reachd.Reachability1.service",
+                                               "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
+                                               "\(Self.prefix)/lib/sysusers.d/reachd.conf",
                                                "\(ScratchInstall.gioModuleDirectory)/libgioreachd.so"]), "\(manifest.files.sorted())")
         // The directories it made, under the prefix and on the way to GLib's module folder (the
         // module goes where GLib reads modules, whatever the prefix), and none that were there
@@ -73,6 +78,60 @@ struct InstallTests {
         let nothing = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--uninstall"])
         #expect(nothing.status == 1 && nothing.standardError.contains("no \(destination)\(Self.manifestPath)"), "\(nothing.transcript)")
         #expect(ScratchInstall.tree(under: destination).files == [usersProgram, usersPage])
+    }
+
+    /// `Scripts/install ARGUMENTS` as `sudo Scripts/install` runs it (root, no DESTDIR, the default
+    /// prefix), in a mount namespace whose /etc and /usr/local are `scratch`'s etc and usr-local:
+    /// what it does to the system stays in those folders.
+    static func realInstall(in scratch: String, _ arguments: [String] = []) async throws -> ToolResult {
+        try await runTool("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c",
+                                               "mount --bind \"$0/etc\" /etc && mount --bind \"$0/usr-local\" /usr/local && exec env -u DESTDIR -u PREFIX \"$@\"",
+                                               scratch, ScratchInstall.script] + arguments,
+                          environment: ["REACHD_SCRATCH_PATH": PackageTests.scratchPath], timeout: .seconds(1200))
+    }
+
+    @Test("as root with no DESTDIR, Scripts/install creates user reachd and copies the bus policy where the system bus reads it, both in the manifest; --uninstall removes both")
+    func realInstallRegistersTheSystemInstance() async throws {
+        guard geteuid() == 0 else {
+            throw TestFailure("this test installs as root (in a mount namespace): run the tests as root (Scripts/test does)")
+        }
+        let scratch = try ScratchInstall.makeDestination("real-install")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // The machine's /etc without its user reachd (SystemInstanceTests make one), so the install
+        // must create it. tar exits 1 when a file changes while read (other tests' /etc/netns).
+        try await runToolChecked("/bin/sh", ["-c", """
+            set -e
+            mkdir "$0/etc" "$0/usr-local"
+            (cd /etc && tar --exclude=./netns -cf - .) | tar -xf - -C "$0/etc" || [ $? -eq 1 ]
+            sed -i '/^reachd:/d' "$0/etc/passwd" "$0/etc/group" "$0/etc/shadow" "$0/etc/gshadow"
+            """, scratch])
+        let policy = "/etc/dbus-1/system.d/io.reachd.Reachability1.conf"
+        let machineUser = getpwnam("reachd").map { $0.pointee.pw_uid }
+        let machinePolicy = FileManager.default.fileExists(atPath: policy)
+        func hasReachd(_ file: String) throws -> Bool {
+            try String(contentsOfFile: "\(scratch)/etc/\(file)", encoding: .utf8).split(separator: "\n").contains { $0.hasPrefix("reachd:") }
+        }
+
+        let install = try await Self.realInstall(in: scratch)
+        try #require(install.succeeded, "\(install.transcript)")
+        #expect(try hasReachd("passwd") && hasReachd("group"), "user reachd was created: \(install.transcript)")
+        // Under /usr/local the bus would not read it: the copy in /etc is the one it reads.
+        let shipped = try String(contentsOf: SystemInstance.repository.appendingPathComponent("dbus/system/io.reachd.Reachability1.conf"), encoding: .utf8)
+        #expect((try? String(contentsOfFile: scratch + "/etc/dbus-1/system.d/io.reachd.Reachability1.conf", encoding: .utf8)) == shipped)
+        let manifest = try ScratchInstall.manifest(at: "\(scratch)/usr-local/share/reachd/install-manifest")
+        #expect(manifest.files.isSuperset(of: [policy, "user:reachd", "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
+                                               "\(Self.prefix)/lib/sysusers.d/reachd.conf"]), "\(manifest.files.sorted())")
+
+        let uninstall = try await Self.realInstall(in: scratch, ["--uninstall"])
+        #expect(uninstall.succeeded, "\(uninstall.transcript)")
+        #expect(try !hasReachd("passwd") && !hasReachd("group") && !hasReachd("shadow") && !hasReachd("gshadow"),
+                "user reachd and its group were removed: \(uninstall.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: scratch + policy))
+        #expect(ScratchInstall.tree(under: "\(scratch)/usr-local").files.isEmpty, "\(ScratchInstall.tree(under: "\(scratch)/usr-local").files.sorted())")
+
+        // The machine itself was not touched.
+        #expect(getpwnam("reachd").map { $0.pointee.pw_uid } == machineUser)
+        #expect(FileManager.default.fileExists(atPath: policy) == machinePolicy)
     }
 
     @Test("--uninstall without a manifest removes nothing, says why and exits 1")

@@ -52,9 +52,10 @@ public final class PrivateBus: Sendable {
     /// only where a policy file allows it), listening on a socket in a test folder, without
     /// fork, user, pidfile, syslog or the activation helper, with the machine's `system.d`
     /// policies (NetworkManager's, networkd's) and an `<includedir>` for each of
-    /// `policyDirectories` (a staged reachd policy). The folder is world-readable, so callers
-    /// of other users reach the socket.
-    public init(debianSystemBusWith policyDirectories: [String]) throws {
+    /// `policyDirectories` (a staged reachd policy), and a `<servicedir>` for each of
+    /// `serviceDirectories` (staged system-bus activation files: listed, not started, as there is
+    /// no launch helper). The folder is world-readable, so callers of other users reach the socket.
+    public init(debianSystemBusWith policyDirectories: [String], serviceDirectories: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-sysbus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
@@ -70,6 +71,7 @@ public final class PrivateBus: Sendable {
         text = text.replacingOccurrences(of: "<includedir>system.d</includedir>",
                                          with: "<includedir>/usr/share/dbus-1/system.d</includedir>")
         let ours = policyDirectories.map { "  <includedir>\($0)</includedir>\n" }.joined()
+            + serviceDirectories.map { "  <servicedir>\($0)</servicedir>\n" }.joined()
         guard let end = text.range(of: "</busconfig>", options: .backwards) else {
             throw TestFailure("/usr/share/dbus-1/system.conf has no </busconfig>")
         }
@@ -94,6 +96,10 @@ public final class PrivateBus: Sendable {
         }
         return (process, process.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
     }
+
+    /// What the daemon wrote to standard error so far: its warnings about the configuration
+    /// (an unknown user in a policy, a file it could not read) are there.
+    public var standardError: String { process.standardError }
 
     /// Stops the daemon (its clients see the bus go away) and removes its directory.
     public func stop(_ signal: Int32 = SIGTERM) {
