@@ -8,9 +8,10 @@ import Testing
 /// from the service file it installed, and is removed with nothing left behind.
 ///
 /// The package is built once for the suite (a release build: minutes the first time) and
-/// installed with `dpkg --root` into a scratch root with a dpkg database and a log of its own
-/// (`--log`: `--root` alone still logs to the machine's /var/log/dpkg.log), so the machine's own
-/// packages and their history are never touched.
+/// installed with `dpkg --root` into a scratch root with a dpkg database and log of its own, so
+/// the machine's own packages are never touched; its maintainer scripts run outside a chroot
+/// (the root holds no shell) with DPKG_ROOT naming the root, so the user they create and remove
+/// is the root's, never the machine's.
 @Suite("Debian package", .serialized, .timeLimit(.minutes(20)))
 struct PackageTests {
     /// Built once per test run, shared by the tests.
@@ -44,9 +45,20 @@ struct PackageTests {
         "./usr/share/zsh/vendor-completions/_reachctl",
         "./usr/share/fish/vendor_completions.d/reachctl.fish",
         "./usr/share/doc/reachd/copyright", "./usr/share/doc/reachd/changelog.gz",
+        // The system instance (reachd --system).
+        "./usr/lib/systemd/system/reachd.service",
+        "./usr/share/dbus-1/system-services/io.reachd.Reachability1.service",
+        "./usr/share/dbus-1/system.d/io.reachd.Reachability1.conf",
+        "./usr/lib/sysusers.d/reachd.conf",
     ]
 
-    @Test("the package holds the binaries, activation file, user unit, interfaces, pages, completions and copyright, and depends on libdbus")
+    /// The account files of the scratch root before the package came, as on any system: root only.
+    static let accounts = [
+        "passwd": "root:x:0:0:root:/root:/bin/bash\n", "group": "root:x:0:\n",
+        "shadow": "root:*:19000:0:99999:7:::\n", "gshadow": "root:*::\n",
+    ]
+
+    @Test("the package holds the binaries, activation files, user and system units, bus policy, sysusers entry, interfaces, pages, completions and copyright, and depends on libdbus and a systemd-sysusers")
     func packageContents() async throws {
         let deb = try await Self.package.value
         let listing = try await runToolChecked("dpkg-deb", ["--contents", deb])
@@ -56,6 +68,26 @@ struct PackageTests {
         let depends = try await runToolChecked("dpkg-deb", ["--field", deb, "Depends"]).standardOutput
         #expect(depends.contains("libdbus-1-3"), "Depends: \(depends)")
         #expect(depends.contains("libidn2-0"), "Depends: \(depends)")
+        #expect(depends.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "Depends: \(depends)")
+        // No conffiles: the system instance runs without /etc/reachd/reachd.conf.
+        let control = try await runToolChecked("dpkg-deb", ["--info", deb]).standardOutput
+        #expect(control.contains(" postinst ") && control.contains(" prerm ") && control.contains(" postrm "), "\(control)")
+        #expect(!control.contains("conffiles"), "\(control)")
+    }
+
+    /// Scripts/package fails on lintian's errors; its warnings are held here, the reachd package's
+    /// (maintainer scripts, units, the sysusers entry) and the GIO module's.
+    @Test("lintian finds neither an error nor a warning in the packages")
+    func lintianClean() async throws {
+        let deb = try await Self.package.value
+        let folder = (deb as NSString).deletingLastPathComponent
+        let packages = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".deb") }.sorted()
+        #expect(packages.count == 2, "\(packages)")
+        for package in packages {
+            let result = try await runTool("lintian", ["--fail-on", "error,warning", "\(folder)/\(package)"], timeout: .seconds(300))
+            let findings = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
+            #expect(result.succeeded && findings.isEmpty, "\(package): \(result.transcript)")
+        }
     }
 
     /// `String.contains(String)`, `split(separator: String)` and friends live in _StringProcessing,
@@ -73,24 +105,45 @@ struct PackageTests {
         }
     }
 
-    @Test("installed into a root it starts by D-Bus activation from its own service file, and purging leaves nothing behind")
+    /// `dpkg --root=ROOT` with the root's own log, maintainer scripts run without chroot(2)
+    /// (DPKG_ROOT=ROOT), and dependencies not checked: the root has no libc6 or libdbus in its
+    /// database; the machine has them.
+    static func dpkg(root: String, _ arguments: String...) async throws -> ToolResult {
+        try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(root)/var/log/dpkg.log", "--force-depends",
+                                          "--force-script-chrootless"] + arguments)
+    }
+
+    /// The user named `name` in the scratch root's `file` (passwd or group), as its fields.
+    static func account(_ name: String, in file: String, root: String) -> [Substring]? {
+        let text = (try? String(contentsOfFile: "\(root)/etc/\(file)", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix("\(name):") }?.split(separator: ":", omittingEmptySubsequences: false)
+    }
+
+    @Test("installed into a root it creates user reachd there, starts by D-Bus activation from its own service file, and purging leaves nothing behind, user included")
     func installActivateRemove() async throws {
         let deb = try await Self.package.value
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-root-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        for folder in ["lib/dpkg/info", "lib/dpkg/updates", "lib/dpkg/triggers", "log"] {
-            try FileManager.default.createDirectory(atPath: "\(root)/var/\(folder)", withIntermediateDirectories: true)
+        for folder in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "var/log", "etc"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
         }
         #expect(FileManager.default.createFile(atPath: "\(root)/var/lib/dpkg/status", contents: nil))
-        let log = "\(root)/var/log/dpkg.log"
-        // The scratch root has no libc6 or libdbus in its database; the machine has them.
-        try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(log)", "--force-depends", "--install", deb])
-        let logged = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(logged.contains(" install reachd:"), "dpkg logged into the root's own log: \(logged)")
+        for (file, text) in Self.accounts {
+            #expect(FileManager.default.createFile(atPath: "\(root)/etc/\(file)", contents: Data(text.utf8)))
+        }
+        // The machine's own user reachd (SystemInstanceTests make it) must not be touched.
+        let machineUser = getpwnam("reachd").map { $0.pointee.pw_uid }
+        try await Self.dpkg(root: root, "--install", deb)
         let installed = try await runToolChecked("dpkg", ["--root=\(root)", "--listfiles", "reachd"]).standardOutput
         for file in Self.expectedFiles {
             #expect(installed.contains(file.dropFirst()), "dpkg lists \(file)")
         }
+        // postinst made user reachd and its group from the package's sysusers.d entry, in the root.
+        let user = Self.account("reachd", in: "passwd", root: root)
+        #expect(user.map { $0[5] == "/nonexistent" && $0[6] == "/usr/sbin/nologin" } == true, "\(String(describing: user))")
+        #expect(user?[3] == Self.account("reachd", in: "group", root: root)?[2], "reachd's own group")
+        // Nothing is enabled: the bus starts the system instance, or the administrator enables it.
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/etc/systemd"))
 
         // The session bus reads the installed service file; its Exec= names /usr/bin, so point it into the root.
         let services = "\(root)/usr/share/dbus-1/services"
@@ -115,10 +168,27 @@ struct PackageTests {
         kill(pid, SIGTERM)
         try await eventually(timeout: .seconds(10), "the activated reachd exits") { kill(pid, 0) != 0 }
 
-        try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(log)", "--purge", "reachd"])
-        let left = try FileManager.default.subpathsOfDirectory(atPath: root).filter { !$0.hasPrefix("var") }
-        #expect(left.isEmpty, "left behind after purge: \(left)")
+        // As `systemctl enable reachd` leaves it: purge removes the link to the unit it removed.
+        let wants = "\(root)/etc/systemd/system/multi-user.target.wants"
+        try FileManager.default.createDirectory(atPath: wants, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: "\(wants)/reachd.service", withDestinationPath: "/usr/lib/systemd/system/reachd.service")
+
+        try await Self.dpkg(root: root, "--purge", "reachd")
+        #expect(Self.account("reachd", in: "passwd", root: root) == nil && Self.account("reachd", in: "group", root: root) == nil,
+                "purge removes the user and group postinst created")
+        for (file, text) in Self.accounts {
+            #expect((try? String(contentsOfFile: "\(root)/etc/\(file)", encoding: .utf8)) == text, "/etc/\(file) as before the package")
+        }
+        // What is left: the account files (and the backups and lock their tools keep beside them),
+        // the folder of the enablement link, and dpkg's database and log.
+        let expected: Set<String> = Set(Self.accounts.keys.flatMap { ["etc/\($0)", "etc/\($0)-"] })
+            .union(["etc", "etc/.pwd.lock", "etc/systemd", "etc/systemd/system", "etc/systemd/system/multi-user.target.wants"])
+        let left = try FileManager.default.subpathsOfDirectory(atPath: root)
+            .filter { !$0.hasPrefix("var/lib/dpkg") && $0 != "var/log/dpkg.log" && !["var", "var/lib", "var/log"].contains($0) }
+        #expect(Set(left).subtracting(expected).isEmpty, "left behind after purge: \(Set(left).subtracting(expected).sorted())")
         #expect(!FileManager.default.fileExists(atPath: "\(root)/usr"))
+        #expect(FileManager.default.fileExists(atPath: "\(root)/var/log/dpkg.log"), "dpkg logged into the root, not the machine's log")
+        #expect(getpwnam("reachd").map { $0.pointee.pw_uid } == machineUser, "the machine's own user reachd is as it was")
     }
 
     @Test("every option reachctl(1) documents is one reachctl takes, and man -l renders both pages")
