@@ -108,6 +108,7 @@ struct PackageTests {
     /// `dpkg --root=ROOT` with the root's own log, maintainer scripts run without chroot(2)
     /// (DPKG_ROOT=ROOT), and dependencies not checked: the root has no libc6 or libdbus in its
     /// database; the machine has them.
+    @discardableResult
     static func dpkg(root: String, _ arguments: String...) async throws -> ToolResult {
         try await runToolChecked("dpkg", ["--root=\(root)", "--log=\(root)/var/log/dpkg.log", "--force-depends",
                                           "--force-script-chrootless"] + arguments)
