@@ -15,6 +15,9 @@ extension ReachabilityContract {
         public static let tryAgain: ErrorName = "io.reachd.Reachability1.Error.TryAgain"
         /// The caller may not ask: a sandboxed (Flatpak) app without network access of its own.
         public static let notAllowed: ErrorName = "io.reachd.Reachability1.Error.NotAllowed"
+        /// The caller is in another network namespace than reachd: an answer for a host or a path
+        /// would be another namespace's (contract 4, §2.1 names it without the interface's `1`).
+        public static let otherNetworkNamespace: ErrorName = "io.reachd.Error.OtherNetworkNamespace"
     }
 
     public static func invalidHost(_ message: String) -> DBusError {
@@ -31,5 +34,8 @@ extension ReachabilityContract {
     }
     public static func notAllowed(_ message: String) -> DBusError {
         DBusError(name: ErrorNames.notAllowed, message: message)
+    }
+    public static func otherNetworkNamespace(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.otherNetworkNamespace, message: message)
     }
 }

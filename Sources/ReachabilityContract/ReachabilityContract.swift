@@ -42,6 +42,9 @@ public enum ReachabilityContract {
     public static let reachabilityChanged: MemberName = "ReachabilityChanged"
     /// The main object's count of host monitors served (not part of the reachability value).
     public static let monitorCount = "MonitorCount"
+    /// The main object's network namespace: the inode of reachd's `/proc/self/ns/net` (constant;
+    /// interface version 4). A client whose own differs must not use this reachd's answers.
+    public static let networkNamespace = "NetworkNamespace"
     /// A monitor's `Host` (constant).
     public static let host = "Host"
 }

@@ -92,6 +92,7 @@ extension PublishedReachability {
                      connectivity: connectivity, connectivityChecked: path.connectivityChecked)
     }
 
-    /// `InterfaceVersion`: 2 since the path API, 3 since reachd's own connectivity check (`CaptivePortalURL`).
-    public static let interfaceVersion: UInt32 = 3
+    /// `InterfaceVersion`: 2 since the path API, 3 since reachd's own connectivity check
+    /// (`CaptivePortalURL`), 4 since `NetworkNamespace` (reachd says which namespace it answers for).
+    public static let interfaceVersion: UInt32 = 4
 }

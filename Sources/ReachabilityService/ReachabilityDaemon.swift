@@ -88,10 +88,13 @@ package struct ReachabilityDaemon: Sendable {
             initial: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) })
         // Every call of every object passes the policy first (sandboxed apps without network are refused).
-        let callers = CallerPolicy(logger: logger, accounts: configuration.bus == .system ? .perUser : .perConnection)
+        // …and callers in another network namespace get no answer for a host or a path.
+        let namespace = NetworkNamespace.ofThisProcess
+        let callers = CallerPolicy(logger: logger, accounts: configuration.bus == .system ? .perUser : .perConnection,
+                                   networkNamespace: namespace)
         try await session.export(
             [ReachabilityInterface.declaration(publisher: publisher, monitors: engine.hosts, checker: engine.checker,
-                                               callers: callers)],
+                                               callers: callers, networkNamespace: namespace)],
             at: ReachabilityContract.objectPath)
         await session.admitCalls { connection, call in callers.admission(for: call, on: connection) }
         // A client that leaves the bus takes its monitors with it.

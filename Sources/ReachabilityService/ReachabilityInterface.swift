@@ -4,15 +4,17 @@ import ReachabilityCore
 import ReachabilityEngine
 
 /// The declaration of `io.reachd.Reachability1` on `/io/reachd/Reachability1`:
-/// interface version 3 (dbus/io.reachd.Reachability1.xml is the source of truth,
+/// interface version 4 (dbus/io.reachd.Reachability1.xml is the source of truth,
 /// and a test holds this declaration to it). Its reachability properties come
 /// from the contract's table, `PublishedReachability.contractProperties`.
 enum ReachabilityInterface {
     static func declaration(
         publisher: ReachabilityPublisher, monitors: HostMonitorRegistry, checker: ConnectivityChecker,
-        callers: CallerPolicy
+        callers: CallerPolicy, networkNamespace: NetworkNamespace?
     ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
+        // 0 where /proc is not mounted: no namespace a client has.
+        let namespace = DBusValue.uint64(networkNamespace?.rawValue ?? 0)
         return InterfaceDeclaration(
             name: ReachabilityContract.interface,
             methods: [
@@ -25,7 +27,8 @@ enum ReachabilityInterface {
                     let value = current()
                     let entries = PublishedReachability.contractProperties.map {
                         DictionaryEntry(.string($0.name), .variant($0.read(value)))
-                    } + [DictionaryEntry(.string(ReachabilityContract.monitorCount), .variant(.uint32(UInt32(monitors.count))))]
+                    } + [DictionaryEntry(.string(ReachabilityContract.monitorCount), .variant(.uint32(UInt32(monitors.count)))),
+                         DictionaryEntry(.string(ReachabilityContract.networkNamespace), .variant(namespace))]
                     return [.dictionary(key: "s", value: "v", entries)]
                 },
                 // Validation answers at once; the evaluation (which may resolve a
@@ -52,6 +55,8 @@ enum ReachabilityInterface {
             properties: PublishedReachability.contractProperties.map { $0.declaration(current: current) } + [
                 PropertyDeclaration(name: ReachabilityContract.monitorCount, signature: "u",
                                     read: { .uint32(UInt32(monitors.count)) }),
+                PropertyDeclaration(name: ReachabilityContract.networkNamespace, signature: "t", changeSignal: .constant,
+                                    read: { namespace }),
             ],
             signals: [
                 SignalDeclaration(name: ReachabilityContract.reachabilityChanged, arguments: ["status": "i", "flags": "u"]),

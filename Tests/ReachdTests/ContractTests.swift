@@ -87,7 +87,8 @@ struct ContractTests {
             expected.insert(".\(name) method \(signature(arguments, "in")) \(signature(arguments, "out")) -")
         }
         for (name, property) in contract.properties {
-            expected.insert(".\(name) property \(property.type) emits-change")
+            let constant = property.annotations["org.freedesktop.DBus.Property.EmitsChangedSignal"] == "const"
+            expected.insert(".\(name) property \(property.type) \(constant ? "const" : "emits-change")")
         }
         for (name, arguments) in contract.signals {
             expected.insert(".\(name) signal \(signature(arguments, "out")) - -")

@@ -15,7 +15,10 @@ import Synchronization
 ///
 /// The identification also gives the caller's user, which a system instance's limits are
 /// counted by (`account(of:)`): one user may open many connections, so on the system bus a
-/// connection is not a fair unit (contract 4, §1.2).
+/// connection is not a fair unit (contract 4, §1.2). And it gives the caller's network
+/// namespace where reachd may read it (the caller's own user): a caller in another namespace
+/// gets `OtherNetworkNamespace` from the methods that answer for a host or a path, since
+/// reachd's routes are not its routes (contract 4, §2.1). Its properties stay readable.
 final class CallerPolicy: Sendable {
     /// What limits and fair queues count a caller as.
     enum Accounts: Sendable {
@@ -26,7 +29,8 @@ final class CallerPolicy: Sendable {
     }
 
     private enum Verdict: Sendable {
-        case allowed(userID: UInt32?)
+        /// `otherNamespace`: the caller's network namespace, known to differ from reachd's.
+        case allowed(userID: UInt32?, otherNamespace: NetworkNamespace?)
         case refused(DBusError)
     }
 
@@ -39,20 +43,23 @@ final class CallerPolicy: Sendable {
     private let state = Mutex(State())
     private let logger: Logger
     private let accounts: Accounts
+    private let networkNamespace: NetworkNamespace?
 
     /// The sentence a refused app and its user see.
     static let noNetwork = "this application has no network access (Flatpak --share=network missing)"
 
-    init(logger: Logger, accounts: Accounts = .perConnection) {
+    /// `networkNamespace`: reachd's own (nil where it cannot be read: nothing is compared).
+    init(logger: Logger, accounts: Accounts = .perConnection, networkNamespace: NetworkNamespace? = nil) {
         self.logger = logger
         self.accounts = accounts
+        self.networkNamespace = networkNamespace
     }
 
     /// The account `caller`'s monitors and lookups count against: its connection, or on the
     /// system bus its user (`uid N`). A caller not (or no longer) known counts as itself.
     func account(of caller: BusName) -> String {
         guard accounts == .perUser,
-              case .allowed(let userID?)? = state.withLock({ $0.verdicts[caller] }) else { return caller.rawValue }
+              case .allowed(let userID?, _)? = state.withLock({ $0.verdicts[caller] }) else { return caller.rawValue }
         return "uid \(userID)"
     }
 
@@ -70,13 +77,33 @@ final class CallerPolicy: Sendable {
             return .identifying(task)
         }
         switch known {
-        case .verdict(.allowed): return .admit
-        case .verdict(.refused(let error)): return .refuse(error)
+        case .verdict(let verdict):
+            return refusal(of: call, by: verdict).map(CallAdmission.refuse) ?? .admit
         case .identifying(let task):
-            return .decideLater {
-                if case .refused(let error) = await task.value { return error }
-                return nil
-            }
+            return .decideLater { [self] in refusal(of: call, by: await task.value) }
+        }
+    }
+
+    /// Methods whose answer is about a host or a path, so only for reachd's own namespace.
+    private static let namespaceBound: Set<MemberName> = [
+        ReachabilityContract.checkHost, ReachabilityContract.managerForDomain,
+        ReachabilityContract.managerForAddress, ReachabilityContract.getPath,
+    ]
+
+    /// The error `call` gets under `verdict`, nil to answer it.
+    private func refusal(of call: Message, by verdict: Verdict) -> DBusError? {
+        switch verdict {
+        case .refused(let error):
+            return error
+        case .allowed(_, let other?) where call.interface == ReachabilityContract.interface
+                && call.member.map(Self.namespaceBound.contains) == true:
+            return ReachabilityContract.otherNetworkNamespace(
+                "this program runs in network namespace \(other), reachd in \(networkNamespace.map { "\($0)" } ?? "another"): "
+                + "reachd's routes and interfaces are not this program's, so its answer would be another namespace's. "
+                + "Use a reachd started in this namespace, or the Reachability library's (and reachctl's) in-process "
+                + "mode: REACHD_SERVICE=in-process")
+        case .allowed:
+            return nil
         }
     }
 
@@ -102,12 +129,19 @@ final class CallerPolicy: Sendable {
                 destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
                 member: "GetConnectionCredentials", body: [.string(sender.rawValue)])
             let credentials = ProcessCredentials(reply.first)
-            switch try CallerSandbox.of(credentials) {
+            let sandbox = try CallerSandbox.of(credentials)
+            // Only where reachd may read it (the caller's own user); otherwise served as before.
+            let processID = try credentials.livingProcessID()
+            let callersNamespace = NetworkNamespace.ofProcess(processID)
+            try credentials.confirmSameProcess(processID)
+            let other = callersNamespace.flatMap { $0 != networkNamespace && networkNamespace != nil ? $0 : nil }
+            if let other { logger.debug("\(sender) is in network namespace \(other), not reachd's") }
+            switch sandbox {
             case .host:
-                verdict = .allowed(userID: credentials.userID)
+                verdict = .allowed(userID: credentials.userID, otherNamespace: other)
             case .flatpak(let info) where info.hasNetwork:
                 logger.debug("\(sender) is Flatpak app \(info.applicationName ?? "(no name)") with network access")
-                verdict = .allowed(userID: credentials.userID)
+                verdict = .allowed(userID: credentials.userID, otherNamespace: other)
             case .flatpak(let info):
                 logger.info("refusing \(sender), Flatpak app \(info.applicationName ?? "(no name)"): it has no network access")
                 verdict = .refused(ReachabilityContract.notAllowed(Self.noNetwork))
