@@ -48,7 +48,7 @@ extension GioModuleTests {
         @Test("without a route: HOST_UNREACHABLE naming the address, or for a name that it did not resolve or no route leads to it; NETWORK_UNREACHABLE once reachd has no path",
               arguments: ModuleBuild.allCases)
         func unreachableHosts(build: ModuleBuild) async throws {
-            try await withLab(setUp: wifiConnected) { lab in
+            try await withLab(.runningPrivately(arguments: ["--no-override"]), setUp: wifiConnected) { lab in
                 // reachd's namespace keeps only rv0's subnet: 198.51.100.7 has no route there, and
                 // no DNS server can be reached to resolve a name.
                 let reachd = try #require(lab.reachd)

@@ -23,7 +23,7 @@ struct ResolverFairnessTests {
             let flood = Self.flood(flooder, 16, prefix: "a")
             defer { flood.cancel() }
             try await Task.sleep(for: .milliseconds(300))  // the flood holds its share of the threads
-            try await withClient(flooder.sessionBus) { (other: ReachdClient) async throws in
+            try await withClient(like: flooder) { (other: ReachdClient) async throws in
                 for _ in 0..<5 {
                     let started = ContinuousClock.now
                     #expect(try await other.checkHost("localhost") == .local)
@@ -40,11 +40,11 @@ struct ResolverFairnessTests {
 
     @Test func aNameTheDNSServerAnswersResolvesWhileTwoClientsFloodSlowNames() async throws {
         try await withReachdInNamespace { namespaces, first in
-            try await withClient(first.sessionBus) { (second: ReachdClient) async throws in
+            try await withClient(like: first) { (second: ReachdClient) async throws in
                 let floods = [Self.flood(first, 16, prefix: "a"), Self.flood(second, 16, prefix: "b")]
                 defer { floods.forEach { $0.cancel() } }
                 try await Task.sleep(for: .milliseconds(300))
-                try await withClient(first.sessionBus) { (third: ReachdClient) async throws in
+                try await withClient(like: first) { (third: ReachdClient) async throws in
                     let started = ContinuousClock.now
                     #expect(try await third.checkHost(namespaces.dnsName) == .reachableDirect)
                     let took = ContinuousClock.now - started

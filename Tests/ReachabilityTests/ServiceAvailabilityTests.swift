@@ -248,7 +248,7 @@ struct ServiceAvailabilityTests {
             expected.networkManagerState = .connectedGlobal
             expected.unsatisfiedReason = .none
             expected.level = .dns
-            expected.interfaceVersion = 3
+            expected.interfaceVersion = 4
             expected.path = PathFacts(supportsIPv4: true, supportsIPv6: false, supportsDNS: true,
                                       connectivityChecked: false, gateways: ["192.0.2.1"],
                                       availableInterfaces: [.init(name: "rv0", type: .ethernet, hasInternetPath: true)])

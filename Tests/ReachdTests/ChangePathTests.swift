@@ -13,7 +13,7 @@ struct ChangePathTests {
 
     @Test("--settle-ms 500: kernel address changes every 100 ms do not postpone a NetworkManager change; it is announced once, about 500 ms after it")
     func kernelChatterDoesNotPostponeASettlingChange() async throws {
-        try await withReachdOverWiFi(arguments: ["--settle-ms", "500"]) { session, mock, reachd, monitor in
+        try await withReachdOverWiFi(arguments: ["--settle-ms", "500"], network: .privateWithDefaultRoute) { session, mock, reachd, monitor in
             // An address comes and goes on reachd's uplink every 100 ms: each is
             // a kernel change (address and local route) that reachd hears.
             let namespace = "--net=/proc/\(reachd.pid)/ns/net"
@@ -46,7 +46,7 @@ struct ChangePathTests {
 
     @Test("a NetworkManager GetAll that stalls past its timeout publishes nothing wrong: the last state stands until the retry reads the new one")
     func stalledGetAllKeepsTheLastStateUntilTheRetryAnswers() async throws {
-        try await withReachdOverWiFi { session, mock, reachd, monitor in
+        try await withReachdOverWiFi(network: .privateWithDefaultRoute) { session, mock, reachd, monitor in
             // A new ethernet connection becomes primary, then NetworkManager hangs for
             // 7 s: reachd's GetAll of the new connection times out after 5 s. Before,
             // that read as "the connection vanished" and published InterfaceType other,

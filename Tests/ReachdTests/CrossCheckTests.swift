@@ -80,7 +80,7 @@ struct CrossCheckTests {
         let mock = try await NetworkManagerMock(on: system, parameters: parameters)
         defer { mock.stop() }
         try await setUp(mock)
-        try await withReachd(session: session, systemBus: system.address,
+        try await withReachd(session: session, systemBus: system.address, network: .privateWithDefaultRoute,
                              arguments: ["--override-delay-ms", "3000"] + arguments) { reachd in
             try await body(Lab(session: session, system: system, reachd: reachd), mock)
         }
@@ -178,7 +178,9 @@ struct CrossCheckTests {
         try await withLab(setUp: { try await $0.setState(20) }) { lab, _ in
             try await lab.waitFor(Self.overRV0)
             let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent().appendingPathComponent("reachctl").path
-            let status = try await runTool(reachctl, ["status"], environment: [
+            // In reachd's namespace: a reachctl outside it would not use this reachd.
+            let (tool, arguments) = lab.reachd.inItsNamespace(reachctl, ["status"])
+            let status = try await runTool(tool, arguments, environment: [
                 "DBUS_SESSION_BUS_ADDRESS": lab.session.address, "LANG": "C", "LC_ALL": "C"])
             #expect(status.standardOutput.contains("source:       netlink-override"), "\(status.transcript)")
             #expect(status.standardOutput.contains("note:         NetworkManager says DISCONNECTED"), "\(status.transcript)")
@@ -196,7 +198,7 @@ struct CrossCheckTests {
         let parameters = #"{"State": \#(state)}"#
         var mock = try await NetworkManagerMock(on: system, parameters: parameters)
         defer { mock.stop() }
-        try await withReachd(session: session, systemBus: system.address) { reachd in
+        try await withReachd(session: session, systemBus: system.address, network: .privateWithDefaultRoute) { reachd in
             let lab = Lab(session: session, system: system, reachd: reachd)
             let source = state == 70 ? "networkmanager-refined" : "netlink-override"
             try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: source, reason: ""))

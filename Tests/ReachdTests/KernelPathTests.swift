@@ -80,7 +80,7 @@ struct KernelPathTests {
         try requireRoot()
         let session = try PrivateBus(.session)
         defer { session.stop() }
-        try await withReachd(session: session, systemBus: absentSystemBusAddress()) { reachd in
+        try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .privateWithDefaultRoute) { reachd in
             let lab = Lab(session: session, reachd: reachd)
             try await lab.expect(Self.ethernet, "at start, the kernel's path over rv0")
             try await body(lab)
@@ -189,8 +189,9 @@ struct KernelPathTests {
             // rv0 has carrier but carries no path now: a host-side veth, like the bridge's port.
             let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
                 .appendingPathComponent("reachctl").path
-            let level = try await runTool(reachctl, ["wait", "--level", "link", "--timeout", "0"],
-                                          environment: ["DBUS_SESSION_BUS_ADDRESS": lab.session.address])
+            // In reachd's namespace: a reachctl outside it would not use this reachd.
+            let (tool, arguments) = lab.reachd.inItsNamespace(reachctl, ["wait", "--level", "link", "--timeout", "0"])
+            let level = try await runTool(tool, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": lab.session.address])
             #expect(level.status == 1, "a bridge with carrier is no link an uplink is known by: \(level.transcript)")
         }
     }
@@ -229,7 +230,7 @@ extension KernelPathTests {
         let session = try PrivateBus(.session)
         defer { session.stop() }
         // 192.0.2.7 is on rv0's own LAN: with it as the only probe, the path is that LAN route, IsDirect.
-        try await withReachd(session: session, systemBus: absentSystemBusAddress(),
+        try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .privateWithDefaultRoute,
                              arguments: ["--probe-ipv4", "192.0.2.7", "--probe-ipv6", "2001:db8::1"]) { reachd in
             let lab = Lab(session: session, reachd: reachd)
             try await lab.expect(Seen(status: 2, flags: 0x20002, interface: "rv0", interfaceType: "ethernet"),

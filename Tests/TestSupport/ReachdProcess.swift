@@ -22,9 +22,16 @@ public final class ReachdProcess: Sendable {
 
     public let process: ChildProcess
     public let session: PrivateBus
+    public let network: Network
 
     /// Where reachd runs.
     public enum Network: Sendable {
+        /// The tests' own network namespace, which Scripts/test makes (Scripts/harness/test-namespace):
+        /// loopback up, one default route over veth `rv0` via 192.0.2.1, the same kernel view as
+        /// `privateWithDefaultRoute`, shared with the test process and every tool it starts, so
+        /// reachd answers their questions about hosts and paths (it refuses a caller in another
+        /// namespace). Tests that change routes use a private namespace instead.
+        case testNamespace
         /// A fresh network namespace (with a mount namespace and its own
         /// /sys, which reachd reads link facts from), loopback up, whose only default
         /// route leaves over veth `rv0` via 192.0.2.1: the kernel's view is
@@ -49,13 +56,14 @@ public final class ReachdProcess: Sendable {
     /// (`setpriv --reuid USER --regid USER --clear-groups`), as the system unit runs it.
     public init(
         session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
-        network: Network = .privateWithDefaultRoute, arguments: [String] = [],
+        network: Network = .testNamespace, arguments: [String] = [],
         systemInstance: Bool = false, user: String? = nil
     ) throws {
         guard access(Self.executable, X_OK) == 0 else {
             throw TestFailure("reachd is not built at \(Self.executable)")
         }
         self.session = session
+        self.network = network
         // No configuration file of the machine's or the developer's: reachd reads
         // $XDG_CONFIG_HOME/reachd/reachd.conf, else one in $XDG_CONFIG_DIRS, and either would
         // change what every test sees (the system instance reads /etc/reachd/reachd.conf:
@@ -97,7 +105,8 @@ public final class ReachdProcess: Sendable {
         case .named(let name):
             launcher = "/usr/sbin/ip"
             launcherArguments = ["netns", "exec", name] + dropPrivileges + [Self.executable] + reachdArguments
-        case .current:
+        case .testNamespace, .current:
+            if case .testNamespace = network { try Self.requireTestNamespace() }
             launcher = dropPrivileges.first ?? Self.executable
             launcherArguments = dropPrivileges.dropFirst() + (dropPrivileges.isEmpty ? [] : [Self.executable]) + reachdArguments
         }
@@ -105,7 +114,30 @@ public final class ReachdProcess: Sendable {
                                    unsetting: unsetting, keepFatalWarnings: true)
     }
 
+    /// Fails, saying how to run the tests, outside the namespace Scripts/test makes: there the
+    /// kernel view would be this machine's, and the tests' answers with it.
+    public static func requireTestNamespace() throws {
+        guard getenv("REACHD_TEST_NAMESPACE").map({ String(cString: $0) }) == "1", access("/sys/class/net/rv0", F_OK) == 0 else {
+            throw TestFailure("this test runs reachd in the tests' own network namespace, whose routes Scripts/test sets up: run the tests with `Scripts/test [--filter …]`, or `Scripts/harness/test-namespace swift test …` as root")
+        }
+    }
+
     public var pid: pid_t { process.pid }
+
+    /// `executable arguments…` as a tool to run in reachd's network namespace (`nsenter` into
+    /// it), where reachd answers its questions about hosts and paths; as it is for reachd in the
+    /// tests' own namespace.
+    public func inItsNamespace(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+        let command = namespaceLauncher + [executable] + arguments
+        return (command[0], Array(command.dropFirst()))
+    }
+
+    /// What to put before a command to run it in reachd's network namespace: nothing in the
+    /// tests' own, `nsenter --net=/proc/PID/ns/net --` in another.
+    public var namespaceLauncher: [String] {
+        if case .testNamespace = network { return [] }
+        return ["/usr/bin/nsenter", "--net=/proc/\(pid)/ns/net", "--"]
+    }
     public var standardError: String { process.standardError }
 
     /// Waits until this process owns the bus name; returns its unique name.
@@ -151,7 +183,7 @@ public func absentSystemBusAddress() -> String {
 /// libdbus warning) and stops it on every path out. When `body` throws and
 /// reachd has exited, the error says so, with reachd's stderr.
 public func withReachd<T>(
-    session: PrivateBus, systemBus: String, network: ReachdProcess.Network = .privateWithDefaultRoute,
+    session: PrivateBus, systemBus: String, network: ReachdProcess.Network = .testNamespace,
     arguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (ReachdProcess) async throws -> T
 ) async throws -> T {

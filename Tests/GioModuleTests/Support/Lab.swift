@@ -15,8 +15,12 @@ final class Lab: Sendable {
 
     /// How reachd is there.
     enum Service {
-        /// Started by the test in a network namespace of its own (`rv0`, default via 192.0.2.1).
+        /// Started by the test in the tests' own network namespace (`rv0`, default via 192.0.2.1),
+        /// where the apps run too.
         case running(arguments: [String])
+        /// Started by the test in a network namespace of its own with the same routes, for a test
+        /// that changes them; the apps run in that namespace (reachd answers only its own).
+        case runningPrivately(arguments: [String])
         /// Started by the bus on first use (D-Bus activation, in the test's namespace, with
         /// --no-override), through a wrapper that logs each start and refuses while `refuse` exists.
         case activatable
@@ -74,9 +78,14 @@ final class Lab: Sendable {
             throw error
         }
         let lab = Lab(session: session, system: system, networkManager: networkManager, scratch: scratch)
-        if case .running(let arguments) = service {
+        let start: (arguments: [String], network: ReachdProcess.Network)? = switch service {
+        case .running(let arguments): (arguments, .testNamespace)
+        case .runningPrivately(let arguments): (arguments, .privateWithDefaultRoute)
+        default: nil
+        }
+        if let start {
             do {
-                try await lab.startReachd(arguments: arguments)
+                try await lab.startReachd(arguments: start.arguments, network: start.network)
             } catch {
                 lab.stop()
                 throw error
@@ -85,10 +94,10 @@ final class Lab: Sendable {
         return lab
     }
 
-    /// Starts a reachd in a network namespace of its own and waits until it serves.
+    /// Starts a reachd (in the tests' namespace unless another is asked for) and waits until it serves.
     @discardableResult
-    func startReachd(arguments: [String]) async throws -> ReachdProcess {
-        let reachd = try ReachdProcess(session: session, systemBus: system.address, network: .privateWithDefaultRoute,
+    func startReachd(arguments: [String], network: ReachdProcess.Network = .testNamespace) async throws -> ReachdProcess {
+        let reachd = try ReachdProcess(session: session, systemBus: system.address, network: network,
                                        arguments: arguments)
         started.withLock { $0.append(reachd) }
         try await reachd.waitUntilServing(timeout: .seconds(15))
@@ -125,11 +134,11 @@ final class Lab: Sendable {
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A GLib app on this lab's buses, with the module of `build`.
+    /// A GLib app on this lab's buses, with the module of `build`, in reachd's network namespace.
     func app(_ arguments: [String], build: ModuleBuild = .plain, environment: [String: String] = [:],
              launcher: [String] = []) async throws -> GLibApp {
         try GLibApp(arguments, session: session.address, system: system.address, modules: try await build.directory(),
-                    build: build, environment: environment, launcher: launcher)
+                    build: build, environment: environment, launcher: (reachd?.namespaceLauncher ?? []) + launcher)
     }
 
     func app(_ arguments: String..., build: ModuleBuild = .plain, environment: [String: String] = [:],

@@ -16,18 +16,21 @@ func withReachdInNamespace<T>(
         return try await withPrivateBus { session in
             try await withReachd(session: session, systemBus: namespaces.systemBusAddress,
                                  network: .named(namespaces.clientNamespace), arguments: arguments) { _ in
-                try await withClient(session) { client in try await body(namespaces, client) }
+                // The client reaches reachd from its namespace, where reachd answers it.
+                let proxy = try await NamespaceProxy(to: session, inNamespace: namespaces.clientNamespace)
+                defer { proxy.stop() }
+                return try await withClient(session, at: proxy.address) { client in try await body(namespaces, client) }
             }
         }
     }
 }
 
-/// reachd in the test's own network namespace with no system bus at all,
+/// reachd in the tests' own network namespace (Scripts/test's) with no system bus at all,
 /// for behaviour that involves no network: it is asked only about address
 /// literals, so it looks up routes (which sends nothing) and never resolves.
 func withLocalReachd<T>(arguments: [String] = [], _ body: (PrivateBus) async throws -> T) async throws -> T {
     try await withPrivateBus { session in
-        try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .current,
+        try await withReachd(session: session, systemBus: absentSystemBusAddress(), network: .testNamespace,
                              arguments: arguments) { _ in
             try await body(session)
         }

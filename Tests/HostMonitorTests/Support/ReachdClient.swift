@@ -16,14 +16,19 @@ final class ReachdClient: Sendable {
     let connection: Connection
     /// The session bus this client is on (another client may join it).
     let sessionBus: PrivateBus
+    /// Where it connected: the bus, or a proxy onto it in reachd's network namespace.
+    let address: String
 
-    private init(connection: Connection, sessionBus: PrivateBus) {
+    private init(connection: Connection, sessionBus: PrivateBus, address: String) {
         self.connection = connection
         self.sessionBus = sessionBus
+        self.address = address
     }
 
-    static func open(_ bus: PrivateBus) async throws -> ReachdClient {
-        ReachdClient(connection: try await Connection.open(address: bus.address), sessionBus: bus)
+    /// A client of `bus`, connected at `address` (default: the bus itself).
+    static func open(_ bus: PrivateBus, at address: String? = nil) async throws -> ReachdClient {
+        let address = address ?? bus.address
+        return ReachdClient(connection: try await Connection.open(address: address), sessionBus: bus, address: address)
     }
 
     func close() async {
@@ -193,9 +198,14 @@ final class SignalRecorder: Sendable {
     deinit { stop() }
 }
 
+/// Runs `body` with another client that reaches reachd as `other` does (through the same proxy).
+func withClient<T>(like other: ReachdClient, _ body: (ReachdClient) async throws -> T) async throws -> T {
+    try await withClient(other.sessionBus, at: other.address, body)
+}
+
 /// Runs `body` with a client connection, closed on every path out.
-func withClient<T>(_ bus: PrivateBus, _ body: (ReachdClient) async throws -> T) async throws -> T {
-    let client = try await ReachdClient.open(bus)
+func withClient<T>(_ bus: PrivateBus, at address: String? = nil, _ body: (ReachdClient) async throws -> T) async throws -> T {
+    let client = try await ReachdClient.open(bus, at: address)
     do {
         let result = try await body(client)
         await client.close()

@@ -8,7 +8,7 @@ import Testing
 /// `rv0`), so reachd runs with `--no-override`: these tests are about
 /// NetworkManager's mapping and the change path, the cross-check has its own.
 func withReachdOverWiFi(
-    arguments: [String] = [],
+    arguments: [String] = [], network: ReachdProcess.Network = .testNamespace,
     _ body: (PrivateBus, NetworkManagerMock, ReachdProcess, ReachdSignalMonitor) async throws -> Void
 ) async throws {
     let system = try PrivateBus(.system)
@@ -22,7 +22,7 @@ func withReachdOverWiFi(
     try await mock.setManager("PrimaryConnection", "o", NetworkManagerMock.manager + "/ActiveConnection/wifi0")
     try await mock.setManager("Connectivity", "u", "4")
     try await mock.setState(70)
-    try await withReachd(session: session, systemBus: system.address, arguments: ["--no-override"] + arguments) { reachd in
+    try await withReachd(session: session, systemBus: system.address, network: network, arguments: ["--no-override"] + arguments) { reachd in
         #expect(try await session.publishedProperties().standardOutput == NetworkManagerMockTests.wifi.busctlLines)
         let monitor = try await ReachdSignalMonitor(session: session)
         defer { monitor.stop() }
