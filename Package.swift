@@ -82,7 +82,14 @@ let package = Package(
         // The client library: AFNetworkReachabilityManager's API over reachd.
         // It imports DBus and the contract internally (SE-0409): its users never see them.
         // Foundation-free, so that clients (reachctl among them) do not carry ICU.
-        .target(name: "Reachability", dependencies: ["DBus", "ReachabilityCore", "ReachabilityContract"]),
+        // Where no reachd shares the app's network namespace, it runs reachd's engine in-process.
+        .target(
+            name: "Reachability",
+            dependencies: [
+                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "ReachabilityEngine",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // AFNetworking's NotificationCenter notification, for apps that want Foundation.
         .target(name: "ReachabilityNotifications", dependencies: ["Reachability"]),
         // The command line for people and scripts, on the client library.

@@ -1,29 +1,34 @@
 internal import DBus
+import Glibc
 internal import ReachabilityContract
 
 extension NetworkReachabilityManager {
-    /// Asks the service once, without monitoring: `GetAll` on the default route (starting reachd by
-    /// D-Bus activation if needed), or for a host a monitor made, read and released at once.
+    /// Asks once, without monitoring: the nearest provider that answers for this process's network
+    /// namespace (`service`): `GetAll` on reachd's main object (starting reachd by D-Bus activation
+    /// if needed), or for a host a monitor made, read and released at once; or the engine in this
+    /// process. `update.service` says which answered.
     ///
     /// ```swift
     /// let now = try await NetworkReachabilityManager.shared.fetchUpdate()
-    /// print(now.status, now.flags)
+    /// print(now.status, now.flags, now.service ?? .inProcess)
     /// ```
     public func fetchUpdate() async throws(ReachabilityError) -> ReachabilityUpdate {
-        try await withServiceConnection(sessionBusAddress) { bus in
+        let target = target
+        return try await OneShot.ask(service) { bus, owner, provider in
             var update = ReachabilityUpdate.unknown
+            update.service = provider
             guard let request = target.monitorRequest else {
                 let reply = try await bus.call(
-                    destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath, interface: .properties,
+                    destination: owner, path: ReachabilityContract.objectPath, interface: .properties,
                     member: "GetAll", body: [.string(ReachabilityContract.interface.rawValue)])
                 update.apply(ReachabilityUpdate.properties(in: reply.first ?? .structure([])))
                 return update
             }
             let made = try await bus.call(
-                .methodCall(destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath,
+                .methodCall(destination: owner, path: ReachabilityContract.objectPath,
                             interface: ReachabilityContract.interface, member: request.method, body: [.string(request.host)]),
                 timeout: .seconds(25))
-            guard case .objectPath(let path)? = made.body.first, let owner = made.sender else {
+            guard case .objectPath(let path)? = made.body.first else {
                 throw DBusError.failed("\(request.method) answered \(made.body) instead of an object path")
             }
             do {
@@ -37,6 +42,12 @@ extension NetworkReachabilityManager {
             }
             _ = try await bus.call(destination: owner, path: path, interface: ReachabilityContract.monitorInterface, member: ReachabilityContract.release)
             return update
+        } inProcess: {
+            let engine = InProcessEngine.shared
+            guard target != .defaultRoute else { return ReachabilityUpdate(inProcess: try await engine.value()) }
+            let watch = try await engine.watch(target)
+            await engine.release(watch)
+            return ReachabilityUpdate(inProcess: watch.first)
         }
     }
 
@@ -48,34 +59,112 @@ extension NetworkReachabilityManager {
     public static func checkHost(
         _ host: String, sessionBusAddress: String? = nil
     ) async throws(ReachabilityError) -> (status: NetworkReachabilityStatus, flags: ReachabilityFlags) {
-        try await withServiceConnection(sessionBusAddress) { bus in
+        let answer = try await checkHost(host, service: sessionBusAddress.map { .session(address: $0) } ?? .automatic)
+        return (answer.status, answer.flags)
+    }
+
+    /// One answer for a DNS name or an address literal, from `service`, and who gave it.
+    ///
+    /// ```swift
+    /// let answer = try await NetworkReachabilityManager.checkHost("example.org", service: .inProcess)
+    /// print(answer.status, answer.service)
+    /// ```
+    public static func checkHost(
+        _ host: String, service: ServiceChoice
+    ) async throws(ReachabilityError) -> (status: NetworkReachabilityStatus, flags: ReachabilityFlags, service: ReachabilityProvider) {
+        try await OneShot.ask(service) { bus, owner, provider in
             let reply = try await bus.call(
-                destination: ReachabilityContract.busName, path: ReachabilityContract.objectPath, interface: ReachabilityContract.interface,
+                destination: owner, path: ReachabilityContract.objectPath, interface: ReachabilityContract.interface,
                 member: ReachabilityContract.checkHost, body: [.string(host)])
             guard reply.count == 2, case .int32(let status) = reply[0], case .uint32(let flags) = reply[1] else {
                 throw DBusError.failed("CheckHost answered \(reply) instead of (i, u)")
             }
-            return (NetworkReachabilityStatus(rawValue: status) ?? .unknown, ReachabilityFlags(rawValue: flags))
+            return (NetworkReachabilityStatus(rawValue: status) ?? .unknown, ReachabilityFlags(rawValue: flags), provider)
+        } inProcess: {
+            let report = try await InProcessEngine.shared.checkHost(host)
+            return (report.status, report.flags, .inProcess)
         }
     }
 }
 
-/// Opens a connection for one query, runs `body`, and closes it on every path out.
-private func withServiceConnection<T: Sendable>(
-    _ address: String?, _ body: (Connection) async throws -> T
-) async throws(ReachabilityError) -> T {
-    let bus: Connection
-    do {
-        bus = if let address { try await Connection.open(address: address) } else { try await Connection.session() }
-    } catch {
-        throw ReachabilityError(error)
+/// A question asked once, of the nearest provider that answers for this process's network
+/// namespace (contract 4, §2.1), or of the one chosen.
+enum OneShot {
+    static func ask<T: Sendable>(
+        _ choice: ServiceChoice,
+        bus question: (Connection, BusName, ReachabilityProvider) async throws -> T,
+        inProcess: () async throws -> T
+    ) async throws(ReachabilityError) -> T {
+        let candidates = try choice.resolved().candidates
+        var nearest: ReachabilityError?
+        for candidate in candidates {
+            switch candidate {
+            case .inProcess:
+                do {
+                    return try await inProcess()
+                } catch {
+                    throw ReachabilityError(error).of(.inProcess)
+                }
+            case .bus(let provider, let address):
+                let bus: Connection
+                do {
+                    bus = try await open(provider, address: address)
+                } catch {
+                    nearest = nearest ?? error.of(provider)
+                    continue
+                }
+                defer { Task { await bus.close() } }
+                let owner: BusName
+                do {
+                    owner = try await Self.owner(on: bus)
+                    if let mismatch = try await NamespaceCheck.foreignNamespace(of: owner, on: bus, timeout: .seconds(25)) {
+                        throw NamespaceCheck.error(mismatch, provider: provider)
+                    }
+                } catch {
+                    let error = ReachabilityError(error).of(provider)
+                    // A sandbox without network is refused by every reachd, and gets no answer from
+                    // anyone else either: the refusal is the answer.
+                    if error.name == ReachabilityError.notAllowed { throw error }
+                    // This provider cannot answer; the next may.
+                    nearest = nearest ?? error
+                    continue
+                }
+                do {
+                    return try await question(bus, owner, provider)
+                } catch {
+                    // reachd answered: its refusal (an invalid host, not allowed) is the answer.
+                    throw ReachabilityError(error).of(provider)
+                }
+            }
+        }
+        throw nearest ?? ReachabilityError(name: ReachabilityError.serviceUnknown, message: "no provider to ask")
     }
-    do {
-        let result = try await body(bus)
-        await bus.close()
-        return result
-    } catch {
-        await bus.close()
-        throw ReachabilityError(error)
+
+    private static func open(_ provider: ReachabilityProvider, address: String?) async throws(ReachabilityError) -> Connection {
+        do {
+            if let address { return try await Connection.open(address: address) }
+            if provider == .system {
+                guard getenv("DBUS_SYSTEM_BUS_ADDRESS").map({ $0.pointee != 0 }) == true
+                        || access("/run/dbus/system_bus_socket", F_OK) == 0 else {
+                    throw ReachabilityError(name: "org.freedesktop.DBus.Error.FileNotFound",
+                                            message: "there is no system bus here (no DBUS_SYSTEM_BUS_ADDRESS, no /run/dbus/system_bus_socket)")
+                }
+                return try await Connection.system()
+            }
+            return try await Connection.session()
+        } catch {
+            throw ReachabilityError(error)
+        }
+    }
+
+    /// reachd's unique name on `bus`, starting it by D-Bus activation if it is not there.
+    private static func owner(on bus: Connection) async throws -> BusName {
+        if let owner = try await bus.nameOwner(of: ReachabilityContract.busName) { return owner }
+        _ = try await bus.call(destination: .bus, path: ServiceSubscriptions.busPath, interface: .bus, member: "StartServiceByName",
+                               body: [.string(ReachabilityContract.busName.rawValue), .uint32(0)], timeout: .seconds(25))
+        guard let owner = try await bus.nameOwner(of: ReachabilityContract.busName) else {
+            throw DBusError(name: ErrorName(rawValue: ReachabilityError.nameHasNoOwner)!, message: "reachd was started but left at once")
+        }
+        return owner
     }
 }

@@ -2,7 +2,8 @@
 import Dispatch
 import Synchronization
 
-/// AFNetworking's `AFNetworkReachabilityManager`, answered by reachd over the session bus.
+/// AFNetworking's `AFNetworkReachabilityManager`, answered by reachd over D-Bus, or by reachd's
+/// engine in this process where no reachd shares its network namespace.
 ///
 /// `shared` and `init()` follow the default route; `init(domain:)` and `init(address:)` follow one
 /// host through a monitor the service keeps for this client. `startMonitoring()` delivers the
@@ -11,8 +12,16 @@ import Synchronization
 /// `reachabilityDidChange` notification right after it).
 /// `updates` is the Swift-native form: an `AsyncStream` of every change.
 ///
-/// If reachd is not on the bus, the manager asks D-Bus to start it; if it cannot be started it
-/// reports `.unknown` and picks the service up as soon as it appears. When the service restarts,
+/// Who answers (`service`, `.automatic` unless chosen, and `REACHD_SERVICE` in the environment):
+/// reachd on the session bus if it is running or can be started there, else reachd on the system
+/// bus, else the same engine in this process (the kernel; NetworkManager or systemd-networkd when
+/// the system bus has them). A reachd that answers for another network namespace is never used.
+/// When the provider in use leaves and cannot be started again, the manager moves down that
+/// order, and back up when a nearer one appears: each move is one update, with its `service`.
+///
+/// With a chosen provider (`.session`, `.system`), if reachd is not on the bus the manager asks
+/// D-Bus to start it; if it cannot be started it reports `.unknown` and picks the service up as
+/// soon as it appears. When the service restarts,
 /// the manager reads it afresh (and makes its host monitor again) by itself. A reachd that
 /// refuses its configuration (`lastError?.reachdExitStatus == 64`) four times in a row is not
 /// started again: the manager waits for the name to appear by other means.
@@ -27,13 +36,18 @@ import Synchronization
 /// manager.startMonitoring()
 /// ```
 public final class NetworkReachabilityManager: Sendable {
-    /// The default route on the session bus (`sharedManager`).
+    /// The default route (`sharedManager`), answered by the nearest provider.
     public static let shared = NetworkReachabilityManager()
 
     /// What this manager follows.
     public let target: Target
-    /// The session bus to use; nil for `DBUS_SESSION_BUS_ADDRESS` (or `$XDG_RUNTIME_DIR/bus`).
-    public let sessionBusAddress: String?
+    /// Who answers it.
+    public let service: ServiceChoice
+    /// The session bus chosen (`.session(address:)`); nil otherwise.
+    public var sessionBusAddress: String? {
+        if case .session(let address) = service { return address }
+        return nil
+    }
 
     private let state = Mutex(ManagerState())
 
@@ -52,10 +66,19 @@ public final class NetworkReachabilityManager: Sendable {
         self.init(.address(address))
     }
 
-    /// A manager for `target` on the session bus at `sessionBusAddress` (nil: the usual session bus).
-    public init(_ target: Target, sessionBusAddress: String? = nil) {
+    /// A manager for `target`, answered by `service`.
+    ///
+    /// ```swift
+    /// let inContainer = NetworkReachabilityManager(.defaultRoute, service: .inProcess)
+    /// ```
+    public init(_ target: Target, service: ServiceChoice = .automatic) {
         self.target = target
-        self.sessionBusAddress = sessionBusAddress
+        self.service = service
+    }
+
+    /// A manager for `target` on the session bus at `sessionBusAddress`; nil: the nearest provider.
+    public convenience init(_ target: Target, sessionBusAddress: String?) {
+        self.init(target, service: sessionBusAddress.map { .session(address: $0) } ?? .automatic)
     }
 
     deinit {
@@ -233,7 +256,7 @@ public final class NetworkReachabilityManager: Sendable {
         state.hasReport = false
         let id = state.watcherID
         state.watcher = ReachabilityWatcher(
-            target: target, sessionBusAddress: sessionBusAddress,
+            target: target, service: service,
             report: { [weak self] update in self?.receive(update, from: id) },
             reportError: { [weak self] error in self?.receive(error, from: id) })
     }

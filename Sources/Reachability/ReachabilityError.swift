@@ -44,6 +44,14 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
     /// No answer in time.
     public static let noReply = "org.freedesktop.DBus.Error.NoReply"
+    /// The reachd asked answers for another network namespace than this process's: its answers
+    /// would be another machine's (reachd's own error for a host question, and the library's for
+    /// a reachd it was told to use).
+    public static let otherNetworkNamespace = ReachabilityContract.ErrorNames.otherNetworkNamespace.rawValue
+    /// `REACHD_SERVICE` names no provider.
+    public static let invalidChoice = "io.reachd.Error.InvalidServiceChoice"
+    /// reachd's engine could not run in this process (it could not open the kernel's routing socket).
+    public static let inProcessFailed = "io.reachd.Error.InProcessFailed"
 
     /// libdbus's errors for a session bus that cannot be connected to: no socket, nobody
     /// listening, an address that is no D-Bus address (`DBUS_SESSION_BUS_ADDRESS=garbage`),
@@ -58,6 +66,7 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// Errors that say the bus or the service is not there, as opposed to the service refusing.
     private static let unavailableNames: Set<String> = connectionFailureNames.union([
         serviceUnknown, nameHasNoOwner, disconnected, noReply, "org.freedesktop.DBus.Error.TimedOut",
+        otherNetworkNamespace, inProcessFailed,
     ])
 
     /// True when the session bus could not be connected to (its address names no bus that answers,
@@ -67,6 +76,17 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// True when there was no session bus at all to connect to: `DBUS_SESSION_BUS_ADDRESS` is not
     /// set and `$XDG_RUNTIME_DIR/bus` does not exist (no bus answered; the name is only a label).
     public private(set) var hasNoSessionBus = false
+
+    /// Which provider failed (reachd on the session or the system bus, or the engine in this
+    /// process), where the library knows; nil for an error of no one provider.
+    public internal(set) var provider: ReachabilityProvider?
+
+    /// This error, said of `provider`.
+    func of(_ provider: ReachabilityProvider) -> ReachabilityError {
+        var error = self
+        error.provider = provider
+        return error
+    }
 
     /// True when the failure means "reachd cannot be reached", as opposed to the service
     /// refusing the request: the bus is missing, the service is not there and cannot be

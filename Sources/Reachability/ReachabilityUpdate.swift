@@ -35,7 +35,8 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var unsatisfiedReason: UnsatisfiedReason = .unknown
     /// `Level`: how far the network goes.
     public var level: NetworkLevel = .unknown
-    /// `InterfaceVersion`: 3 for a reachd with `CaptivePortalURL` and its own connectivity check, 2 for
+    /// `InterfaceVersion`: 4 for a reachd that says its `NetworkNamespace`, 3 for one with
+    /// `CaptivePortalURL` and its own connectivity check, 2 for
     /// one with the path API, 1 (absent) before it.
     public var interfaceVersion: UInt32 = 1
     /// The path API's facts (`SupportsIPv4`, …, `AvailableInterfaces`); all false and empty
@@ -52,6 +53,13 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
     /// `networkd-link-online`); empty unless `backend` is `.systemdNetworkd`.
     public var networkdLinkOnlineStates: [String: String] = [:]
+    /// Who answered: reachd on the session bus, on the system bus, or the engine in this process
+    /// (contract 4, §2.1); nil while nobody does (Unknown). A move to another provider is one
+    /// update whose `service` changed.
+    public var service: ReachabilityProvider?
+    /// `NetworkNamespace`: the inode of the network namespace the answer is for (0 when the
+    /// service does not say: an older reachd).
+    public var networkNamespace: UInt64 = 0
 
     public init(
         status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
@@ -131,6 +139,8 @@ extension ReachabilityUpdate {
                 }
             case ("CaptivePortalURL", .string(let text)):
                 captivePortalURL = text
+            case ("NetworkNamespace", .uint64(let inode)):
+                networkNamespace = inode
             case ("Details", let details):
                 let details = Self.properties(in: details)
                 networkdLinkOnlineStates = [:]

@@ -1,6 +1,6 @@
 internal import DBus
 
-/// Follows one target on the session bus for a manager and reports each new value.
+/// Follows one target for a manager, on the provider that answers, and reports each new value.
 ///
 /// One task runs `WatchLoop.run`, which consumes `WatchEvent`s in order from one stream fed
 /// by the bus subscription (through a forwarding task), its timers, the activation request
@@ -10,7 +10,7 @@ final class ReachabilityWatcher: Sendable {
     private let events: AsyncStream<WatchEvent>.Continuation
 
     init(
-        target: NetworkReachabilityManager.Target, sessionBusAddress: String?,
+        target: NetworkReachabilityManager.Target, service: ServiceChoice,
         report: @escaping @Sendable (ReachabilityUpdate) -> Void,
         reportError: @escaping @Sendable (ReachabilityError?) -> Void
     ) {
@@ -19,7 +19,15 @@ final class ReachabilityWatcher: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: WatchEvent.self)
         events = continuation
         Task {
-            var loop = WatchLoop(target: target, sessionBusAddress: sessionBusAddress, events: stream,
+            let choice: ServiceChoice
+            do throws(ReachabilityError) {
+                choice = try service.resolved()
+            } catch {
+                reportError(error)
+                report(.unknown)
+                return
+            }
+            var loop = WatchLoop(target: target, choice: choice, events: stream,
                                  post: continuation, report: report, reportError: reportError)
             await loop.run()
         }

@@ -1,39 +1,55 @@
 internal import DBus
+import Glibc
 internal import ReachabilityContract
 
 /// What the watch loop reacts to, in the order it arrives.
 enum WatchEvent: Sendable {
-    /// (Re)connect to the session bus.
+    /// Look for a provider, nearest first.
     case connect
-    /// A signal that arrived on the connection of that generation.
+    /// A signal that arrived on the bus link of that generation.
     case signal(generation: Int, Message)
-    /// That connection's subscription ended: the bus went away.
+    /// That link's subscription ended: its bus went away.
     case signalsEnded(generation: Int)
-    /// `StartServiceByName` failed: the service cannot be activated.
+    /// `StartServiceByName` failed on that link: the service cannot be activated.
     case activationFailed(generation: Int, ReachabilityError)
-    /// Activation is taking long; report Unknown meanwhile.
+    /// Activation on that link is taking long.
     case activationGraceExpired(generation: Int)
-    /// Ask for activation again (the service left, or could not be started).
+    /// Ask that link's bus for activation again (the service left, or could not be started).
     case reactivate(generation: Int)
+    /// A value from the engine in this process.
+    case inProcess(ReachabilityUpdate)
+    /// The engine in this process could not start.
+    case inProcessFailed(ReachabilityError)
     case stop
 }
 
-/// One watch: the connection, the service's current owner, what was last read from it and the
-/// host monitor it made. Owned by the one task that runs `run()`.
+/// One watch: the providers it may use (contract 4, §2.1: reachd on the session bus, reachd on the
+/// system bus, the engine in this process), the one it uses, what was last read from each and the
+/// host monitor each made. Owned by the one task that runs `run()`.
 ///
-/// How no change is missed or reordered: the subscription is made before anything is read; a
-/// read (`GetAll`) remembers the serial of its reply, and signals from the same owner with a
-/// serial up to it are skipped, since the reply already reflects them. A new owner is read
-/// afresh (and gets a new host monitor); no owner means Unknown.
+/// Which provider: the nearest that answers, shares this process's network namespace and, for a
+/// bus, has reachd running or activatable. When the one in use leaves and cannot be started again,
+/// the watch moves down the order; when a nearer one appears (its name on a bus it watches), it
+/// moves back up. Each move is one update, with the new `service`, and no Unknown in between;
+/// Unknown only while no provider answers. A chosen provider (`ServiceChoice` other than
+/// `.automatic`) is the only one: it is waited for, and what keeps it away is `lastError`.
+///
+/// How no change is missed or reordered on a bus: the subscription is made before anything is
+/// read; a read (`GetAll`) remembers the serial of its reply, and signals from the same owner
+/// with a serial up to it are skipped, since the reply already reflects them. A new owner is read
+/// afresh (and gets a new host monitor).
 struct WatchLoop {
     let target: NetworkReachabilityManager.Target
-    let sessionBusAddress: String?
+    let candidates: [ProviderCandidate]
+    /// Only one provider was chosen: no other is tried.
+    let explicit: Bool
     let events: AsyncStream<WatchEvent>
     let post: AsyncStream<WatchEvent>.Continuation
     let report: @Sendable (ReachabilityUpdate) -> Void
     let reportError: @Sendable (ReachabilityError?) -> Void
 
-    /// How long `startMonitoring()` waits for an activated service before reporting Unknown.
+    /// How long a watch waits for an activated service before it reports Unknown (or, choosing by
+    /// itself, the next provider's answer).
     static let activationGrace: Duration = .seconds(2)
     static let firstRetry: Duration = .milliseconds(250)
     /// Activations in a row that reachd refuses (exit status 64: its configuration or command
@@ -43,36 +59,75 @@ struct WatchLoop {
     static let lastRetry: Duration = .seconds(30)
     static let callTimeout: Duration = .seconds(10)
 
-    private var connection: Connection?
-    /// Counts connections, so events of an earlier one are recognised and dropped.
-    private var generation = 0
-    private var forwarding: Task<Void, Never>?
-    private var activation: Task<Void, Never>?
-    private var activationGrace: Task<Void, Never>?
-    private var retry: Task<Void, Never>?
-    private var retryDelay = Self.firstRetry
-    /// Activations in a row that ended with reachd's exit status 64.
-    private var refusals = 0
+    /// One bus the watch is connected to, and what it knows of reachd there.
+    struct Link {
+        let index: Int
+        let provider: ReachabilityProvider
+        let connection: Connection
+        let generation: Int
+        var forwarding: Task<Void, Never>
+        /// The unique name owning the service's name, as last seen.
+        var owner: BusName?
+        /// The serial of the owner's reply to our last read: its signals up to this are already in it.
+        var readSerial: UInt32?
+        /// The host monitor the owner made for us.
+        var monitorPath: ObjectPath?
+        var current = ReachabilityUpdate.unknown
+        /// The owner has been read (and, for a host, made our monitor): `current` is its answer.
+        var hasRead = false
+        /// The owner answers for another network namespace: never used.
+        var foreign = false
+        /// The owner answered NotAllowed (a sandbox without network): its broadcast signals, which
+        /// the bus delivers to everyone, are not for us.
+        var refused = false
+        var activation = Activation.idle
+        var activationTask: Task<Void, Never>?
+        var graceTask: Task<Void, Never>?
+        var retryTask: Task<Void, Never>?
+        var retryDelay = WatchLoop.firstRetry
+        /// Activations in a row that ended with reachd's exit status 64.
+        var refusals = 0
+        /// Why this link's reachd cannot serve, for `lastError`.
+        var error: ReachabilityError?
 
-    /// The unique name owning the service's name, as last seen.
-    private var owner: BusName?
-    /// The serial of the owner's reply to our last read: its signals up to this are already in it.
-    private var readSerial: UInt32?
-    /// The host monitor the owner made for us.
-    private var monitorPath: ObjectPath?
-    private var current = ReachabilityUpdate.unknown
+        enum Activation: Equatable {
+            case idle
+            case pending
+            /// Taking longer than the grace: the next provider answers meanwhile.
+            case slow
+            case failed
+        }
+
+        func cancelTimers() {
+            for task in [activationTask, graceTask, retryTask] { task?.cancel() }
+        }
+    }
+
+    private var links: [Int: Link] = [:]
+    /// Buses that could not be connected to, by candidate index, with why.
+    private var unreachable: [Int: ReachabilityError] = [:]
+    /// Counts links, so events of an earlier one are recognised and dropped.
+    private var generation = 0
+    /// The candidate whose answers are reported, nil while none answers.
+    private var active: Int?
+    /// The engine in this process, while an in-process candidate is in use.
+    private var inProcess: InProcessWatch?
+    private var inProcessCurrent = ReachabilityUpdate.unknown
+    private var inProcessError: ReachabilityError?
+    /// A retry of a bus that could not be connected to (only when it was chosen).
+    private var connectRetry: Task<Void, Never>?
+    private var connectRetryDelay = Self.firstRetry
     private var reported: ReachabilityUpdate?
-    /// The owner answered NotAllowed (a sandbox without network): its broadcast signals, which
-    /// the bus delivers to everyone, are not for us; we stay Unknown.
-    private var refused = false
+    private var reportedError: ReachabilityError??
 
     init(
-        target: NetworkReachabilityManager.Target, sessionBusAddress: String?, events: AsyncStream<WatchEvent>,
+        target: NetworkReachabilityManager.Target, choice: ServiceChoice, events: AsyncStream<WatchEvent>,
         post: AsyncStream<WatchEvent>.Continuation, report: @escaping @Sendable (ReachabilityUpdate) -> Void,
         reportError: @escaping @Sendable (ReachabilityError?) -> Void
     ) {
         self.target = target
-        self.sessionBusAddress = sessionBusAddress
+        candidates = choice.candidates
+        explicit = choice.isExplicit
         self.events = events
         self.post = post
         self.report = report
@@ -86,39 +141,137 @@ struct WatchLoop {
             case .stop:
                 break events
             case .connect:
-                await connect()
+                unreachable = [:]
+                await settle()
             case .signal(let generation, let message):
-                if generation == self.generation { await handle(message) }
+                if let index = link(generation) { await handle(message, on: index) }
             case .signalsEnded(let generation):
-                if generation == self.generation { await lostConnection() }
+                if let index = link(generation) { await lostConnection(index) }
             case .activationFailed(let generation, let error):
-                if generation == self.generation, owner == nil { activationFailed(error, generation: generation) }
+                if let index = link(generation), links[index]?.owner == nil { await activationFailed(error, on: index) }
             case .reactivate(let generation):
-                if generation == self.generation, owner == nil, let bus = connection {
-                    activate(on: bus, generation: generation)
+                if let index = link(generation), links[index]?.owner == nil {
+                    links[index]?.activation = .idle
+                    await settle()
                 }
             case .activationGraceExpired(let generation):
-                if generation == self.generation, owner == nil { publish(.unknown) }
+                if let index = link(generation), links[index]?.owner == nil, links[index]?.activation == .pending {
+                    links[index]?.activation = .slow
+                    await settle()
+                }
+            case .inProcess(var update):
+                update.service = .inProcess
+                inProcessCurrent = update
+                inProcessError = nil
+                if let active, candidates[active] == .inProcess { publish(update) }
+            case .inProcessFailed(let error):
+                inProcessError = error
+                await stopInProcess()
+                await settle()
             }
         }
         await finish()
     }
 
-    // MARK: Connection
+    private func link(_ generation: Int) -> Int? {
+        links.values.first { $0.generation == generation }?.index
+    }
 
-    private mutating func connect() async {
-        guard connection == nil else { return }
+    // MARK: Choosing
+
+    /// Walks the candidates nearest first and uses the first that can answer now. A bus whose
+    /// reachd is being started holds the walk (unless the start is slow and another provider
+    /// may answer meanwhile); one that cannot serve lets it go on.
+    private mutating func settle() async {
+        for index in candidates.indices {
+            switch candidates[index] {
+            case .inProcess:
+                if inProcessError != nil { continue }
+                await startInProcess()
+                guard inProcess != nil else { continue }
+                use(index)
+                return
+            case .bus(let provider, let address):
+                if links[index] == nil {
+                    guard unreachable[index] == nil else { continue }
+                    await connect(index, provider: provider, address: address)
+                }
+                guard let link = links[index] else { continue }
+                if link.owner != nil {
+                    if !link.hasRead && !link.foreign && !link.refused { await read(index) }
+                    guard let link = links[index], link.hasRead, !link.foreign else {
+                        // Refused (a sandbox without network): nobody else would answer it better.
+                        if links[index]?.refused == true { use(index); return }
+                        continue
+                    }
+                    use(index)
+                    return
+                }
+                switch link.activation {
+                case .idle:
+                    activate(index)
+                    return
+                case .pending:
+                    return
+                case .slow, .failed:
+                    continue
+                }
+            }
+        }
+        // Nobody answers: Unknown, and the nearest reason.
+        active = nil
+        reportLastError(nearestError())
+        publish(.unknown)
+        if explicit, links.isEmpty, !unreachable.isEmpty { retryConnectLater() }
+    }
+
+    /// Reports `index`'s answers from now on; lets go of the providers after it.
+    private mutating func use(_ index: Int) {
+        active = index
+        for other in links.keys where other > index { dropLink(other) }
+        if candidates[index] != .inProcess, inProcess != nil { Task { [inProcess] in await inProcess?.stop() }; inProcess = nil }
+        if candidates[index] == .inProcess {
+            reportLastError(nil)
+            if inProcessCurrent.service != nil { publish(inProcessCurrent) }
+            return
+        }
+        guard let link = links[index] else { return }
+        if link.refused {
+            reportLastError(link.error)
+            publish(.unknown)
+            return
+        }
+        reportLastError(nil)
+        publish(link.current)
+    }
+
+    private func nearestError() -> ReachabilityError? {
+        for index in candidates.indices {
+            if let error = links[index]?.error ?? unreachable[index] { return error }
+            if candidates[index] == .inProcess, let inProcessError { return inProcessError }
+        }
+        return nil
+    }
+
+    // MARK: Buses
+
+    private mutating func connect(_ index: Int, provider: ReachabilityProvider, address: String?) async {
         let bus: Connection
         do {
-            if let sessionBusAddress {
-                bus = try await Connection.open(address: sessionBusAddress)
+            if let address {
+                bus = try await Connection.open(address: address)
+            } else if provider == .system {
+                guard Self.systemBusExists else {
+                    unreachable[index] = ReachabilityError(name: "org.freedesktop.DBus.Error.FileNotFound",
+                                                           message: "there is no system bus here (no DBUS_SYSTEM_BUS_ADDRESS, no /run/dbus/system_bus_socket)").of(.system)
+                    return
+                }
+                bus = try await Connection.system()
             } else {
                 bus = try await Connection.session()
             }
         } catch {
-            reportError(ReachabilityError(error))
-            publish(.unknown)
-            retryLater()
+            unreachable[index] = ReachabilityError(error).of(provider)
             return
         }
         generation += 1
@@ -126,97 +279,100 @@ struct WatchLoop {
         do {
             // Subscribe first, then read: a change made in between is in the stream.
             let signals = try await bus.signals(matchingAny: ServiceSubscriptions.rules(for: target))
-            forwarding = Task { [post] in
+            let forwarding = Task { [post] in
                 for await signal in signals { post.yield(.signal(generation: generation, signal)) }
                 post.yield(.signalsEnded(generation: generation))
             }
-            connection = bus
-            owner = try await bus.nameOwner(of: ReachabilityContract.busName)
+            var link = Link(index: index, provider: provider, connection: bus, generation: generation, forwarding: forwarding)
+            link.owner = try await bus.nameOwner(of: ReachabilityContract.busName)
+            links[index] = link
         } catch {
-            forwarding?.cancel()
-            forwarding = nil
-            connection = nil
             await bus.close()
-            reportError(ReachabilityError(error))
-            publish(.unknown)
-            retryLater()
+            unreachable[index] = ReachabilityError(error).of(provider)
             return
         }
-        retryDelay = Self.firstRetry
-        refusals = 0
-        if owner != nil {
-            await read()
-        } else {
-            activate(on: bus, generation: generation)
-        }
+        connectRetryDelay = Self.firstRetry
+    }
+
+    private static var systemBusExists: Bool {
+        if let address = getenv("DBUS_SYSTEM_BUS_ADDRESS"), address.pointee != 0 { return true }
+        return access("/run/dbus/system_bus_socket", F_OK) == 0
     }
 
     /// Asks the bus to start the service. Its arrival is seen as `NameOwnerChanged` in the
-    /// subscription; a failure (no activation file) or a slow start reports Unknown meanwhile.
-    private mutating func activate(on bus: Connection, generation: Int) {
-        activation?.cancel()
-        activationGrace?.cancel()
-        activation = Task { [post] in
+    /// subscription; a failure (no activation file) or a slow start lets the walk go on.
+    private mutating func activate(_ index: Int) {
+        guard var link = links[index] else { return }
+        link.cancelTimers()
+        link.activation = .pending
+        let bus = link.connection, generation = link.generation, provider = link.provider
+        link.activationTask = Task { [post] in
             do {
                 _ = try await bus.call(
                     destination: .bus, path: ServiceSubscriptions.busPath, interface: .bus, member: "StartServiceByName",
                     body: [.string(ReachabilityContract.busName.rawValue), .uint32(0)], timeout: .seconds(30))
             } catch is CancellationError {
             } catch {
-                post.yield(.activationFailed(generation: generation, ReachabilityError(error)))
+                post.yield(.activationFailed(generation: generation, ReachabilityError(error).of(provider)))
             }
         }
-        activationGrace = schedule(.activationGraceExpired(generation: generation), after: Self.activationGrace)
+        link.graceTask = schedule(.activationGraceExpired(generation: generation), after: Self.activationGrace)
+        links[index] = link
     }
 
-    /// Activation failed: report it, and ask again later, unless reachd refused its
-    /// configuration `refusalsBeforeGivingUp` times in a row. Then the bus would only start it
-    /// to watch it exit again, filling its log: the watch reports that it stopped asking, and
-    /// goes on only when the name appears by other means (`NameOwnerChanged`), or on a new
-    /// connection to the bus.
-    private mutating func activationFailed(_ error: ReachabilityError, generation: Int) {
-        refusals = error.reachdExitStatus == 64 ? refusals + 1 : 0
-        publish(.unknown)
-        guard refusals < Self.refusalsBeforeGivingUp else {
-            retry?.cancel()
-            retry = nil
-            reportError(ReachabilityError(name: error.name, message: error.message
-                + " (\(refusals) times in a row; not started again until it appears on the bus)"))
-            return
-        }
-        reportError(error)
-        if refusals > 0 {
+    /// Activation failed: remember why, and ask again later while this bus is the one chosen
+    /// (or nearer than the one in use: it may become startable), unless reachd refused its
+    /// configuration `refusalsBeforeGivingUp` times in a row. Then the bus would only start it to
+    /// watch it exit again, filling its log: the watch stops asking, and goes on only when the
+    /// name appears by other means (`NameOwnerChanged`), or on a new connection to the bus.
+    private mutating func activationFailed(_ error: ReachabilityError, on index: Int) async {
+        guard var link = links[index] else { return }
+        link.cancelTimers()
+        link.activation = .failed
+        link.refusals = error.reachdExitStatus == 64 ? link.refusals + 1 : 0
+        link.error = error
+        if link.refusals >= Self.refusalsBeforeGivingUp {
+            link.error = ReachabilityError(name: error.name, message: error.message
+                + " (\(link.refusals) times in a row; not started again until it appears on the bus)").of(link.provider)
+        } else if explicit {
             // A refusal is retried at the first delay: four of them are quickly told apart from a slow start.
-            retry?.cancel()
-            retry = schedule(.reactivate(generation: generation), after: Self.firstRetry)
-        } else {
-            reactivateLater(generation: generation)
+            let delay = link.refusals > 0 ? Self.firstRetry : link.retryDelay
+            link.retryTask = schedule(.reactivate(generation: link.generation), after: delay)
+            link.retryDelay = min(link.retryDelay * 2, Self.lastRetry)
         }
+        links[index] = link
+        await settle()
     }
 
-    private mutating func lostConnection() async {
-        guard let bus = connection else { return }
-        connection = nil
-        forwarding = nil
-        await bus.close()
-        forgetService()
-        reportError(ReachabilityError(name: ReachabilityError.disconnected, message: "the connection to the session bus was lost"))
-        publish(.unknown)
-        retryLater()
+    private mutating func lostConnection(_ index: Int) async {
+        dropLink(index)
+        unreachable[index] = ReachabilityError(name: ReachabilityError.disconnected,
+                                               message: "the connection to the \(candidates[index].provider == .system ? "system" : "session") bus was lost")
+            .of(candidates[index].provider)
+        if explicit { retryConnectLater() }
+        await settle()
     }
 
-    private mutating func retryLater() {
-        retry = schedule(.connect, after: retryDelay)
-        retryDelay = min(retryDelay * 2, Self.lastRetry)
+    private mutating func dropLink(_ index: Int) {
+        guard let link = links.removeValue(forKey: index) else { return }
+        link.cancelTimers()
+        link.forwarding.cancel()
+        let monitor = link.monitorPath, owner = link.owner, bus = link.connection
+        Task {
+            if let monitor, let owner {
+                _ = try? await bus.call(destination: owner, path: monitor, interface: ReachabilityContract.monitorInterface,
+                                        member: ReachabilityContract.release, timeout: .seconds(5))
+            }
+            await bus.close()
+        }
+        if active == index { active = nil }
     }
 
-    /// Activation failed (not installed, or it failed to start): ask again after a
-    /// growing delay (250 ms doubling to 30 s), so the service is picked up when it
-    /// becomes startable without the client hammering the bus meanwhile.
-    private mutating func reactivateLater(generation: Int) {
-        retry?.cancel()
-        retry = schedule(.reactivate(generation: generation), after: retryDelay)
-        retryDelay = min(retryDelay * 2, Self.lastRetry)
+    /// A chosen bus that could not be connected to is tried again after a growing delay.
+    private mutating func retryConnectLater() {
+        connectRetry?.cancel()
+        connectRetry = schedule(.connect, after: connectRetryDelay)
+        connectRetryDelay = min(connectRetryDelay * 2, Self.lastRetry)
     }
 
     private func schedule(_ event: WatchEvent, after delay: Duration) -> Task<Void, Never> {
@@ -226,91 +382,123 @@ struct WatchLoop {
         }
     }
 
-    private mutating func forgetService() {
-        owner = nil
-        readSerial = nil
-        monitorPath = nil
-        current = .unknown
-        refused = false
+    // MARK: In this process
+
+    private mutating func startInProcess() async {
+        guard inProcess == nil else { return }
+        do {
+            inProcess = try await InProcessWatch(target: target, post: post)
+        } catch {
+            inProcessError = error.of(.inProcess)
+        }
     }
 
-    /// Releases the host monitor (explicitly, though the service also releases it when our
-    /// connection leaves) and closes the connection.
+    private mutating func stopInProcess() async {
+        await inProcess?.stop()
+        inProcess = nil
+        inProcessCurrent = .unknown
+    }
+
+    /// Releases the host monitors (explicitly, though the service also releases them when our
+    /// connection leaves) and closes the connections.
     private mutating func finish() async {
-        for task in [activation, activationGrace, retry, forwarding] { task?.cancel() }
-        if let bus = connection {
-            if let monitorPath, let owner {
-                _ = try? await bus.call(destination: owner, path: monitorPath, interface: ReachabilityContract.monitorInterface,
-                                        member: ReachabilityContract.release, timeout: .seconds(5))
+        connectRetry?.cancel()
+        for index in Array(links.keys) {
+            guard let link = links.removeValue(forKey: index) else { continue }
+            link.cancelTimers()
+            link.forwarding.cancel()
+            if let monitorPath = link.monitorPath, let owner = link.owner {
+                _ = try? await link.connection.call(destination: owner, path: monitorPath, interface: ReachabilityContract.monitorInterface,
+                                                    member: ReachabilityContract.release, timeout: .seconds(5))
             }
-            await bus.close()
+            await link.connection.close()
         }
-        connection = nil
+        await stopInProcess()
         post.finish()
     }
 
-    // MARK: State
+    // MARK: Signals
 
-    private mutating func handle(_ signal: Message) async {
+    private mutating func handle(_ signal: Message, on index: Int) async {
+        guard let link = links[index] else { return }
         if signal.sender == .bus {
             guard signal.member == "NameOwnerChanged", signal.body.count == 3,
                   signal.body[0].stringValue == ReachabilityContract.busName.rawValue else { return }
             let newOwner = signal.body[2].stringValue.flatMap(BusName.init(rawValue:))
-            guard newOwner != owner else { return }
-            forgetService()
-            owner = newOwner
+            guard newOwner != link.owner else { return }
+            forgetService(index)
+            links[index]?.owner = newOwner
             if newOwner == nil {
-                // Gone (stopped, crashed, or being replaced): Unknown until it is back.
-                // Ask the bus to start it again, as at the start: a watcher never gives
-                // up on the service. (A replacement takes the name before this
-                // arrives, or answers the activation request by being there.)
-                publish(.unknown)
-                if let bus = connection { activate(on: bus, generation: generation) }
+                // Gone (stopped, crashed, or being replaced). A chosen provider shows Unknown until
+                // it is back; choosing by itself, the watch keeps the last answer while it asks the
+                // bus to start reachd again, and moves down only if it cannot.
+                if explicit, active == index { publish(.unknown) }
             } else {
-                activation?.cancel()
-                activationGrace?.cancel()
-                retry?.cancel()
-                retryDelay = Self.firstRetry
-                refusals = 0
-                // A new instance: read it afresh, and make our host monitor again.
-                await read()
+                links[index]?.cancelTimers()
+                links[index]?.retryDelay = Self.firstRetry
+                links[index]?.refusals = 0
             }
+            // A new instance is read afresh (and makes our host monitor again); a nearer one that
+            // answers takes over.
+            if active.map({ index <= $0 }) ?? true { await settle() }
             return
         }
-        guard let owner, signal.sender == owner, !refused else { return }
-        if let readSerial, !Self.isAfter(signal.serial, readSerial) { return }
-        guard let path = objectPath, signal.path == path else { return }
+        guard let owner = link.owner, signal.sender == owner, !link.refused, link.hasRead else { return }
+        if let readSerial = link.readSerial, !Self.isAfter(signal.serial, readSerial) { return }
+        guard let path = objectPath(of: link), signal.path == path else { return }
         let interface = objectInterface
         if signal.interface == .properties, signal.member == "PropertiesChanged" {
             guard signal.body.count == 3, signal.body[0].stringValue == interface.rawValue else { return }
-            current.apply(ReachabilityUpdate.properties(in: signal.body[1]))
+            links[index]?.current.apply(ReachabilityUpdate.properties(in: signal.body[1]))
             if case .array(_, let invalidated) = signal.body[2], !invalidated.isEmpty {
-                await read()
-            } else {
-                publish(current)
+                await read(index)
             }
         } else if signal.interface == interface, signal.member == "ReachabilityChanged" {
             guard signal.body.count == 2, case .int32(let status) = signal.body[0],
                   case .uint32(let flags) = signal.body[1] else { return }
-            current.status = NetworkReachabilityStatus(rawValue: status) ?? .unknown
-            current.flags = ReachabilityFlags(rawValue: flags)
-            publish(current)
+            links[index]?.current.status = NetworkReachabilityStatus(rawValue: status) ?? .unknown
+            links[index]?.current.flags = ReachabilityFlags(rawValue: flags)
+        } else {
+            return
         }
+        if active == index, let current = links[index]?.current { publish(current) }
+    }
+
+    private mutating func forgetService(_ index: Int) {
+        guard var link = links[index] else { return }
+        link.owner = nil
+        link.readSerial = nil
+        link.monitorPath = nil
+        link.current = .unknown
+        link.hasRead = false
+        link.foreign = false
+        link.refused = false
+        link.error = nil
+        link.activation = .idle
+        links[index] = link
     }
 
     /// The object followed: the service's main object, or our host monitor once it exists.
-    private var objectPath: ObjectPath? {
-        target == .defaultRoute ? ReachabilityContract.objectPath : monitorPath
+    private func objectPath(of link: Link) -> ObjectPath? {
+        target == .defaultRoute ? ReachabilityContract.objectPath : link.monitorPath
     }
 
     private var objectInterface: InterfaceName {
         target == .defaultRoute ? ReachabilityContract.interface : ReachabilityContract.monitorInterface
     }
 
-    /// Reads the whole state from the current owner (making the host monitor first if needed).
-    private mutating func read() async {
-        guard let bus = connection, let owner else { return }
+    /// Reads the whole state from the owner on `index`'s bus: first whether it answers for this
+    /// process's network namespace, then (for a host) our monitor, then every property.
+    private mutating func read(_ index: Int) async {
+        guard let link = links[index], let owner = link.owner else { return }
+        let bus = link.connection
         do {
+            if let foreign = try await NamespaceCheck.foreignNamespace(of: owner, on: bus, timeout: Self.callTimeout) {
+                links[index]?.foreign = true
+                links[index]?.error = NamespaceCheck.error(foreign, provider: link.provider)
+                return
+            }
+            var monitorPath = link.monitorPath
             if monitorPath == nil, let request = target.monitorRequest {
                 let reply = try await bus.call(destination: owner, path: ReachabilityContract.objectPath,
                                                interface: ReachabilityContract.interface, member: request.method,
@@ -319,33 +507,43 @@ struct WatchLoop {
                     throw DBusError.failed("\(request.method) answered \(reply) instead of an object path")
                 }
                 monitorPath = path
+                links[index]?.monitorPath = path
             }
-            guard let path = objectPath else { return }
+            guard let path = target == .defaultRoute ? ReachabilityContract.objectPath : monitorPath else { return }
             let reply = try await bus.call(
                 .methodCall(destination: owner, path: path, interface: .properties, member: "GetAll",
                             body: [.string(objectInterface.rawValue)]),
                 timeout: Self.callTimeout)
             var fresh = ReachabilityUpdate.unknown
             fresh.apply(ReachabilityUpdate.properties(in: reply.body.first ?? .structure([])))
-            current = fresh
-            readSerial = reply.serial
-            reportError(nil)
-            publish(current)
+            fresh.service = link.provider
+            links[index]?.current = fresh
+            links[index]?.readSerial = reply.serial
+            links[index]?.hasRead = true
+            links[index]?.error = nil
         } catch {
-            let error = ReachabilityError(error)
+            let error = ReachabilityError(error).of(link.provider)
             // A lost bus shows up as the end of the subscription, handled there.
             guard error.name != ReachabilityError.disconnected else { return }
-            if error.name == ReachabilityError.notAllowed { refused = true }
-            reportError(error)
-            current = .unknown
-            publish(.unknown)
+            if error.name == ReachabilityError.notAllowed { links[index]?.refused = true }
+            if error.name == ReachabilityError.otherNetworkNamespace { links[index]?.foreign = true }
+            links[index]?.error = error
+            links[index]?.current = .unknown
         }
     }
+
+    // MARK: Reporting
 
     private mutating func publish(_ update: ReachabilityUpdate) {
         guard update != reported else { return }
         reported = update
         report(update)
+    }
+
+    private mutating func reportLastError(_ error: ReachabilityError?) {
+        guard reportedError != .some(error) else { return }
+        reportedError = .some(error)
+        reportError(error)
     }
 
     /// Serial `a` was sent after serial `b` by the same connection (serials wrap at 2³²).
