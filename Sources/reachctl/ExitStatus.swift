@@ -71,6 +71,7 @@ enum ExitStatus: Int32 {
     /// The exit for a failed call, after saying why on standard error.
     static func failure(_ error: ReachabilityError) -> ExitCode {
         Output.error(Explanation(error).sentence)
+        if error.name == ReachabilityError.invalidChoice { return ExitCode(usage.rawValue) }
         return ExitCode((error.isServiceUnavailable ? serviceUnavailable : refused).rawValue)
     }
 }

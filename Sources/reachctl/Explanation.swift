@@ -15,7 +15,7 @@ import Reachability
 /// ```
 struct Explanation {
     /// What is missing while reachctl waits: the bus itself, or reachd on it.
-    enum Awaited { case sessionBus, reachd }
+    enum Awaited { case sessionBus, systemBus, reachd }
 
     let awaited: Awaited
     /// The sentence, with the fix where there is one.
@@ -30,12 +30,21 @@ struct Explanation {
             return
         }
         errorName = error.name
+        let onSystemBus = error.provider == .system
         if error.isSessionBusUnusable {
-            awaited = .sessionBus
-            text = "cannot connect to the session bus at \(Self.sessionBusAddress): \(error.message)"
+            awaited = onSystemBus ? .systemBus : .sessionBus
+            text = onSystemBus ? "cannot connect to the system bus: \(error.message)"
+                : "cannot connect to the session bus at \(Self.sessionBusAddress): \(error.message)"
             return
         }
         switch error.name {
+        case ReachabilityError.serviceUnknown where onSystemBus:
+            awaited = .reachd
+            text = """
+                reachd is not running on the system bus, and the system bus cannot start it: its system \
+                instance is not installed (the Debian package installs it; Scripts/install as root does too, \
+                or run 'reachd --system' as root)
+                """
         case ReachabilityError.serviceUnknown:
             awaited = .reachd
             text = """
@@ -43,9 +52,12 @@ struct Explanation {
                 D-Bus activation. Install it with Scripts/install or the Debian package (sudo apt \
                 install ./reachd_*.deb), or start it by hand with 'reachd &'
                 """
+        case ReachabilityError.otherNetworkNamespace, ReachabilityError.inProcessFailed, ReachabilityError.invalidChoice:
+            awaited = .reachd
+            text = error.message
         case ReachabilityError.disconnected:
-            awaited = .sessionBus
-            text = "the connection to the session bus was lost: \(error.message)"
+            awaited = onSystemBus ? .systemBus : .sessionBus
+            text = "the connection to the \(onSystemBus ? "system" : "session") bus was lost: \(error.message)"
         case ReachabilityError.nameHasNoOwner:
             awaited = .reachd
             text = "reachd left the bus: \(error.message)"
@@ -84,7 +96,7 @@ struct Explanation {
 
     /// For a command that waits (`watch`, `host --watch`): the sentence, then what it waits for.
     var waitingSentence: String {
-        sentence + "; waiting for " + (awaited == .sessionBus ? "a session bus" : "reachd")
+        sentence + "; waiting for " + (awaited == .sessionBus ? "a session bus" : awaited == .systemBus ? "the system bus" : "reachd")
     }
 
     /// Where the library looked for the bus, as it looks (`Connection.session()`).

@@ -25,16 +25,20 @@ extension Reachctl {
         @Flag(help: "Print JSON (one object per line) instead of text.")
         var json = false
 
+        @OptionGroup var provider: ServiceOption
+
         func run() async throws {
+            try provider.apply()
             guard watch else {
-                let status: NetworkReachabilityStatus, flags: ReachabilityFlags
+                let status: NetworkReachabilityStatus, flags: ReachabilityFlags, service: ReachabilityProvider
                 do {
-                    (status, flags) = try await NetworkReachabilityManager.checkHost(host)
+                    (status, flags, service) = try await NetworkReachabilityManager.checkHost(host, service: .automatic)
                 } catch {
                     throw ExitStatus.failure(error)
                 }
-                Output.line(json ? Output.json(Report(status: status, flags: flags, host: host))
-                                 : Output.line(host: host, status: status, flags: flags))
+                var report = Report(status: status, flags: flags, host: host)
+                report.service = service.rawValue
+                Output.line(json ? Output.json(report) : Output.line(host: host, status: status, flags: flags))
                 if !status.isReachable { throw ExitCode(ExitStatus.notReachable.rawValue) }
                 return
             }

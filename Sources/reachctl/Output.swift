@@ -62,6 +62,7 @@ enum Output {
         // Behind a portal reachd's own check found: where to log in.
         if !update.captivePortalURL.isEmpty { text += "\n  log in at:    \(update.captivePortalURL)" }
         text += "\n  source:       \(update.source?.rawValue ?? "none")"
+        if let service = update.service { text += "\n  answered by:  \(service.answeredBy)" }
         // Under an override, what the service did not follow.
         if update.source == .netlinkOverride, let state = update.networkManagerState {
             text += "\n  note:         NetworkManager says \(state)"
@@ -123,6 +124,8 @@ struct Report {
     /// `Details`' `check-source` and `CaptivePortalURL`, when there are such.
     var connectivityCheckSource: String?
     var captivePortalURL: String?
+    /// Who answered: `session`, `system` or `in-process`.
+    var service: String?
 
     init(status: NetworkReachabilityStatus, flags: ReachabilityFlags, host: String? = nil) {
         self.host = host
@@ -138,6 +141,7 @@ struct Report {
 
     init(_ update: ReachabilityUpdate, host: String? = nil) {
         self.init(status: update.status, flags: update.flags, host: host)
+        service = update.service?.rawValue
         interfaceType = update.interfaceType.rawValue
         interface = update.interface
         if host == nil {
@@ -167,7 +171,8 @@ extension Report: JSONRepresentable {
         for (key, value) in [("host", host), ("interfaceType", interfaceType), ("interface", interface),
                              ("connectivity", connectivity), ("backend", backend), ("level", level),
                              ("unsatisfiedReason", unsatisfiedReason), ("source", source),
-                             ("connectivityCheckSource", connectivityCheckSource), ("captivePortalURL", captivePortalURL)] {
+                             ("connectivityCheckSource", connectivityCheckSource), ("captivePortalURL", captivePortalURL),
+                             ("service", service)] {
             if let value { fields[key] = .string(value) }
         }
         if let metered { fields["metered"] = .bool(metered) }

@@ -16,7 +16,10 @@ extension Reachctl {
         @Flag(help: "Print one JSON object instead of text.")
         var json = false
 
+        @OptionGroup var provider: ServiceOption
+
         func run() async throws {
+            try provider.apply()
             let report = PathReport(NetworkPath(try await Status.fetchDefaultRoute()))
             Output.line(json ? Output.json(report) : report.text)
         }

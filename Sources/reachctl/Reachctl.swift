@@ -20,6 +20,23 @@ struct Reachctl: AsyncParsableCommand {
         subcommands: [Status.self, Watch.self, Host.self, Wait.self, Path.self],
         defaultSubcommand: Status.self)
 
+    /// `reachctl --service system status` as `reachctl status --service system`: the option is
+    /// each command's, and reads naturally before the command too.
+    static func serviceAfterCommand(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("--service") {
+            leading.append(rest.removeFirst())
+            if first == "--service", let value = rest.first {
+                leading.append(value)
+                rest.removeFirst()
+            }
+        }
+        guard !leading.isEmpty else { return arguments }
+        guard let command = rest.first, !command.hasPrefix("-") else { return Array(rest) + leading }
+        return [command] + leading + Array(rest.dropFirst())
+    }
+
     /// `status` is the default subcommand, so ArgumentParser would read an unknown
     /// word (`reachctl stauts`) as an argument to it, and `help` shows the overview
     /// for a word it does not know (`reachctl help stauts`), exiting 0. A word in
@@ -30,7 +47,7 @@ struct Reachctl: AsyncParsableCommand {
     /// `reachctl: ` (as Output.error's do), and an error with no command word (`reachctl --bogus`,
     /// parsed as the default `status`) shows reachctl's usage, not status's alone.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = serviceAfterCommand(Array(CommandLine.arguments.dropFirst()))
         let word = arguments.first == "help" ? arguments.dropFirst().first : arguments.first
         if let word, !word.hasPrefix("-"), !commandWords.contains(word) {
             Output.error("unknown command '\(word)'; the commands are \(commandWords.joined(separator: ", "))")

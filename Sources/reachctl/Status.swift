@@ -15,7 +15,10 @@ extension Reachctl {
         @Flag(help: "Print one JSON object instead of text.")
         var json = false
 
+        @OptionGroup var provider: ServiceOption
+
         func run() async throws {
+            try provider.apply()
             let update = try await Self.fetchDefaultRoute()
             Output.line(json ? Output.json(Report(update)) : Output.block(update))
         }

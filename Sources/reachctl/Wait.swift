@@ -65,6 +65,8 @@ extension Reachctl {
         @Flag(help: "Print the final evaluation as one JSON object on standard output.")
         var json = false
 
+        @OptionGroup var provider: ServiceOption
+
         func validate() throws {
             guard WaitCondition.Level(level) != nil else {
                 throw ValidationError("unknown --level '\(level)' (link, routable, dns, online)")
@@ -104,6 +106,7 @@ extension Reachctl {
         }
 
         func run() async throws {
+            try provider.apply()
             let condition = WaitCondition(
                 level: WaitCondition.Level(level)!, ipv4: ipv4, ipv6: ipv6,
                 interfaces: interface.compactMap { InterfaceCondition($0, defaultLevel: interfaceDefaultLevel) },

@@ -22,7 +22,10 @@ extension Reachctl {
         @Flag(help: "Print one JSON object per line instead of text.")
         var json = false
 
+        @OptionGroup var provider: ServiceOption
+
         func run() async throws {
+            try provider.apply()
             try await Follower.follow(NetworkReachabilityManager()) { update in
                 json ? Output.json(Report(update)) : Output.line(update, host: nil)
             }

@@ -194,11 +194,11 @@ struct ReachctlTests {
         }
     }
 
-    @Test("without reachd and without activation, status, path and host exit 3 with a sentence that names the fix")
+    @Test("with the session bus chosen, without reachd and without activation, status, path and host exit 3 with a sentence that names the fix")
     func statusWithoutService() async throws {
         try await withWorld(.absent) { world in
             for command in [["status"], ["path"], ["host", "127.0.0.1"]] {
-                let result = try await runTool(Executables.reachctl, command,
+                let result = try await runTool(Executables.reachctl, command + ["--service", "session"],
                                                environment: ["DBUS_SESSION_BUS_ADDRESS": world.session.address])
                 #expect(result.status == 3, "\(result.transcript)")
                 let text = result.standardError

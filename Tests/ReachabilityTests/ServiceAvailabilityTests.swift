@@ -96,7 +96,8 @@ struct ServiceAvailabilityTests {
     @Test("reachctl watch goes on across a reachd restart by activation, without being restarted")
     func reachctlWatchFollowsAReactivatedService() async throws {
         try await withWorld(.activatable) { world in
-            let watch = try world.backgroundReachctl("watch", environment: ["LANG": "C"])
+            // The session's reachd chosen: across its restart it says Unknown, as a chosen provider does.
+            let watch = try world.backgroundReachctl("watch", "--service", "session", environment: ["LANG": "C"])
             defer { watch.stop() }
             try await watch.waitForOutput(containing: "Reachable via WiFi")
             let first = try #require(try await world.session.processID(of: ReachdProcess.busName))
@@ -121,7 +122,8 @@ struct ServiceAvailabilityTests {
             let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("reachctl-watch-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: runtime) }
-            let watch = try ChildProcess(Executables.reachctl, ["watch"],
+            // The session's reachd chosen: without it, watch waits and says why.
+            let watch = try ChildProcess(Executables.reachctl, ["watch", "--service", "session"],
                                          environment: ["XDG_RUNTIME_DIR": runtime, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"],
                                          unsetting: ["DBUS_SESSION_BUS_ADDRESS"])
             defer {
@@ -178,7 +180,8 @@ struct ServiceAvailabilityTests {
         func spawned() -> Int {
             ((try? String(contentsOfFile: spawns, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
-        let watch = try ChildProcess(Executables.reachctl, ["watch"],
+        // The session's reachd chosen: choosing by itself, reachctl would answer from elsewhere.
+        let watch = try ChildProcess(Executables.reachctl, ["watch", "--service", "session"],
                                      environment: ["DBUS_SESSION_BUS_ADDRESS": session.address, "XDG_CONFIG_HOME": folder,
                                                    "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"])
         defer {
@@ -249,6 +252,10 @@ struct ServiceAvailabilityTests {
             expected.unsatisfiedReason = .none
             expected.level = .dns
             expected.interfaceVersion = 4
+            expected.service = .session
+            var namespace = stat()
+            #expect(stat("/proc/self/ns/net", &namespace) == 0)
+            expected.networkNamespace = UInt64(namespace.st_ino)
             expected.path = PathFacts(supportsIPv4: true, supportsIPv6: false, supportsDNS: true,
                                       connectivityChecked: false, gateways: ["192.0.2.1"],
                                       availableInterfaces: [.init(name: "rv0", type: .ethernet, hasInternetPath: true)])

@@ -252,10 +252,13 @@ struct ReachdConnectivityCheckTests {
 
                 // reachctl status says who checked and where to log in.
                 let environment = ["DBUS_SESSION_BUS_ADDRESS": lab.session.address, "LANG": "C.UTF-8"]
-                let status = try await runTool(Self.reachctl, ["status"], environment: environment)
+                // In reachd's namespace, where reachctl uses it.
+                let (tool, status_) = reachd.inItsNamespace(Self.reachctl, ["status"])
+                let status = try await runTool(tool, status_, environment: environment)
                 #expect(status.standardOutput.contains("\n  checked by:   reachd\n"), "\(status.transcript)")
                 #expect(status.standardOutput.contains("\n  log in at:    http://portal.reachd.test/login?from=check"), "\(status.transcript)")
-                let json = try await runTool(Self.reachctl, ["status", "--json"], environment: environment)
+                let (jsonTool, jsonArguments) = reachd.inItsNamespace(Self.reachctl, ["status", "--json"])
+                let json = try await runTool(jsonTool, jsonArguments, environment: environment)
                 #expect(json.standardOutput.contains("\"captivePortalURL\":\"http://portal.reachd.test/login?from=check\""), "\(json.transcript)")
                 #expect(json.standardOutput.contains("\"connectivityCheckSource\":\"reachd\""), "\(json.transcript)")
             }
@@ -439,7 +442,8 @@ struct ReachdConnectivityCheckTests {
     func waitForOnline() async throws {
         try await Self.withLab { lab in
             try await Self.withReachd(lab, ["--connectivity-uri", lab.uri("/online")]) { reachd in
-                let result = try await runTool(Self.reachctl, ["wait", "--level", "online", "--timeout", "30"],
+                let (tool, arguments) = reachd.inItsNamespace(Self.reachctl, ["wait", "--level", "online", "--timeout", "30"])
+                let result = try await runTool(tool, arguments,
                                                environment: ["DBUS_SESSION_BUS_ADDRESS": lab.session.address], timeout: .seconds(40))
                 #expect(result.status == 0, "\(result.transcript)\n\(reachd.standardError)")
             }

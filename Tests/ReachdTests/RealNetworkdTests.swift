@@ -132,7 +132,9 @@ struct RealNetworkdTests {
             #expect(details.standardOutput.contains("\"networkd-link-online\" a{ss} 1 \"\(link)\" \"online\""), "\(details.standardOutput)")
 
             // Nobody checks connectivity here, yet networkd says the link is online: that is the link's `online`.
-            let online = try await runTool(Self.reachctl, ["wait", "-i", "\(link):online", "--timeout", "10"], environment: session)
+            // reachctl in reachd's namespace: a reachctl elsewhere would not use this reachd.
+            let (tool, onlineArguments) = reachd.inItsNamespace(Self.reachctl, ["wait", "-i", "\(link):online", "--timeout", "10"])
+            let online = try await runTool(tool, onlineArguments, environment: session)
             #expect(online.status == 0, "\(online.transcript)")
 
             try await namespaces.run("link-down")
@@ -143,7 +145,8 @@ struct RealNetworkdTests {
                                                     ReachdProcess.path, ReachdProcess.interface, "Details"])
                     .standardOutput.contains("\"networkd-link-online\" a{ss} 1 \"\(link)\" \"offline\"")
             }
-            let offline = try await runTool(Self.reachctl, ["wait", "-i", "\(link):online", "--timeout", "0"], environment: session)
+            let (_, offlineArguments) = reachd.inItsNamespace(Self.reachctl, ["wait", "-i", "\(link):online", "--timeout", "0"])
+            let offline = try await runTool(tool, offlineArguments, environment: session)
             #expect(offline.status == 1, "networkd says offline: \(offline.transcript)")
             #expect(offline.standardError.contains("interface \(link) is offline (systemd-networkd)"), "\(offline.transcript)")
 
