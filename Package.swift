@@ -113,7 +113,11 @@ let package = Package(
         // python-dbusmock's NetworkManager and the real one in a namespace.
         .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
         .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
-        .testTarget(name: "ReachabilityTests", dependencies: ["Reachability", "ReachabilityNotifications", "reachd", "reachctl", "TestSupport"]),
+        // A small program embedding the library, run by the tests where an app would run (a
+        // container with no bus, another network namespace): one line per update.
+        .executableTarget(name: "reachability-updates", dependencies: ["Reachability"], path: "Tests/Fixtures/ReachabilityUpdates"),
+        .testTarget(name: "ReachabilityTests",
+                    dependencies: ["Reachability", "ReachabilityNotifications", "reachd", "reachctl", "reachability-updates", "TestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
         // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
         .testTarget(name: "GioModuleTests", dependencies: ["reachd", "TestSupport"], exclude: ["consumers"]),

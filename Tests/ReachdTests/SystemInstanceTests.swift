@@ -131,6 +131,20 @@ struct SystemInstanceTests {
         }
     }
 
+    @Test("reachctl as nobody, with no session bus, answers from the system instance and says so")
+    func reachctlFindsTheSystemInstance() async throws {
+        let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent().appendingPathComponent("reachctl").path
+        try await withSystemInstance { bus, _, _ in
+            let json = try await SystemInstance.run(as: SystemInstance.nobody, bus: bus, reachctl, ["status", "--json"])
+            #expect(json.status == 0, "\(json.transcript)")
+            #expect(json.standardOutput.contains("\"service\":\"system\""), "\(json.transcript)")
+            #expect(json.standardOutput.contains("\"backend\":\"networkmanager\""), "the system instance's answer: \(json.transcript)")
+            let text = try await SystemInstance.run(as: SystemInstance.nobody, bus: bus, reachctl, ["status"], environment: ["LANG": "C"])
+            #expect(text.standardOutput.contains("answered by:  reachd on the system bus"), "\(text.transcript)")
+            #expect(!text.standardError.contains("no session bus"), "\(text.transcript)")
+        }
+    }
+
     @Test("says at start which bus it serves and which configuration file it read")
     func logsItsBusAndFile() async throws {
         try await withSystemInstance { _, _, reachd in

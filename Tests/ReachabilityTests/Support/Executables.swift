@@ -5,6 +5,8 @@ enum Executables {
     static let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     static let reachd = directory.appendingPathComponent("reachd").path
     static let reachctl = directory.appendingPathComponent("reachctl").path
+    /// A small program embedding the library (Tests/Fixtures/ReachabilityUpdates).
+    static let reachabilityUpdates = directory.appendingPathComponent("reachability-updates").path
     /// The reachd package's root (this file is Tests/ReachabilityTests/Support/Executables.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
