@@ -1,5 +1,6 @@
 /* ReachdNetworkMonitor: GNetworkMonitor's three properties and network-changed from reachd's
- * main object on the session bus (contract 3, section 1.2).
+ * main object (contract 3, section 1.2), on the nearest bus whose reachd answers for the app's
+ * network namespace: the session bus's, else the system bus's (contract 4, section 2.1).
  *
  * The change path is two functions, as in GLib's own monitors: properties_changed() keeps the
  * few reachd properties the mapping needs, sync_properties() maps them, notifies each GLib
@@ -8,12 +9,16 @@
  *
  * Runs inside other people's processes: no thread of its own (GDBus's worker is GLib's), no
  * timer while reachd is on the bus, and nothing that blocks the caller's main context except
- * the one GetAll that GInitable's synchronous init requires. */
+ * the GetAll that GInitable's synchronous init requires (one a bus it tries, so at most two).
+ * Whichever bus init chose carries everything after it: signals, re-reads, CheckHost. */
 #include "reachd-network-monitor.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
-/* Activation of reachd takes about 10 ms; the contract bounds init at 2 s. */
+/* Activation of reachd takes about 10 ms; the contract bounds init at 2 s a bus. A bus without
+ * reachd says so at once (ServiceUnknown), so init waits that long only for a reachd that is
+ * being started and hangs: at most twice, with both buses. */
 #define INIT_TIMEOUT_MS 2000
 /* Reading a returning reachd again, activation included. */
 #define REREAD_TIMEOUT_MS 5000
@@ -58,6 +63,14 @@ struct _ReachdNetworkMonitor
   GObject parent_instance;
 
   GDBusConnection *connection;
+  /* Which bus the connection is, for messages: "session bus" or "system bus". */
+  const char *bus;
+  /* This app's network namespace (the inode of /proc/self/ns/net), or 0 where /proc cannot
+   * tell: then any reachd is taken at its word, as before reachd published its own. */
+  guint64 network_namespace;
+  /* The name's owner answers for another network namespace (it came after init, say from a
+   * container that shares the bus): its values and signals are not this app's. */
+  gboolean owner_is_foreign;
   /* Thread-default when the monitor was made: signals, replies and the retry timer run here. */
   GMainContext *context;
   guint properties_subscription;
@@ -128,24 +141,49 @@ has_path (ReachdNetworkMonitor *self)
   return self->level >= LEVEL_ROUTABLE || self->interface[0] != '\0';
 }
 
-/* Keeps the properties the mapping and the path need from an a{sv} of reachd's main object;
- * returns whether Level was among them. */
+/* The inode of this process's /proc/self/ns/net, as reachd publishes its own; 0 where /proc is
+ * not mounted or hides it. */
+static guint64
+own_network_namespace (void)
+{
+  struct stat status;
+
+  if (stat ("/proc/self/ns/net", &status) != 0)
+    return 0;
+  return status.st_ino;
+}
+
+/* NetworkNamespace from an a{sv} of reachd's main object; 0 from a reachd older than interface
+ * version 4, which does not say. */
+static guint64
+network_namespace_of (GVariant *dictionary)
+{
+  g_autoptr (GVariant) value = g_variant_lookup_value (dictionary, "NetworkNamespace", G_VARIANT_TYPE_UINT64);
+
+  return value != NULL ? g_variant_get_uint64 (value) : 0;
+}
+
+/* Whether a reachd in namespace `theirs` answers for this app's: unknown on either side is
+ * taken as yes, since nothing can be compared. */
 static gboolean
+shares_network_namespace (ReachdNetworkMonitor *self, guint64 theirs)
+{
+  return theirs == 0 || self->network_namespace == 0 || theirs == self->network_namespace;
+}
+
+/* Keeps the properties the mapping and the path need from an a{sv} of reachd's main object. */
+static void
 read_properties (ReachdNetworkMonitor *self, GVariant *dictionary)
 {
   GVariantIter iter;
   const char *name;
   GVariant *value;
-  gboolean has_level = FALSE;
 
   g_variant_iter_init (&iter, dictionary);
   while (g_variant_iter_loop (&iter, "{&sv}", &name, &value))
     {
       if (strcmp (name, "Level") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        {
-          self->level = level_from_string (g_variant_get_string (value, NULL));
-          has_level = TRUE;
-        }
+        self->level = level_from_string (g_variant_get_string (value, NULL));
       else if (strcmp (name, "Connectivity") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
         self->check = check_from_string (g_variant_get_string (value, NULL));
       else if (strcmp (name, "Metered") == 0 && g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
@@ -164,7 +202,6 @@ read_properties (ReachdNetworkMonitor *self, GVariant *dictionary)
             self->gateway = g_strdup ("");
         }
     }
-  return has_level;
 }
 
 /* The mapping table of contract 3 section 1.2, first row that fits:
@@ -247,7 +284,7 @@ properties_changed (GDBusConnection *connection, const char *sender, const char 
     return;
   /* A GetAll in flight was answered after every change announced before its reply: it says
    * more than these. */
-  if (self->reread != NULL)
+  if (self->reread != NULL || self->owner_is_foreign)
     return;
 
   g_variant_get (parameters, "(&s@a{sv}^a&s)", NULL, &changed, &invalidated);
@@ -278,6 +315,7 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GError) error = NULL;
   g_autoptr (GVariant) reply = NULL;
   g_autoptr (GVariant) all = NULL;
+  guint64 theirs;
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   /* Cancelled: the monitor is going, or a newer read took this one's place. */
@@ -298,6 +336,16 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   self->retry_ms = RETRY_FIRST_MS;
   g_variant_get (reply, "(@a{sv})", &all);
+  theirs = network_namespace_of (all);
+  self->owner_is_foreign = !shares_network_namespace (self, theirs);
+  if (self->owner_is_foreign)
+    {
+      /* Its answer is another namespace's: keep the last values, and read the next owner. */
+      g_debug ("reachd on the %s now answers for another network namespace (net:[%" G_GUINT64_FORMAT
+               "], this app: net:[%" G_GUINT64_FORMAT "]); keeping the last values until another takes its name",
+               self->bus, theirs, self->network_namespace);
+      return;
+    }
   read_properties (self, all);
   sync_properties (self, TRUE);
 }
@@ -346,7 +394,7 @@ owner_changed (GDBusConnection *connection, const char *sender, const char *path
 }
 
 /* Connecting to the session bus would start one (dbus-launch) when none is known; a network
- * monitor must not do that inside an app, so without an address init fails at once. */
+ * monitor must not do that inside an app, so without an address the session bus is not tried. */
 static gboolean
 session_bus_is_known (GError **error)
 {
@@ -363,66 +411,163 @@ session_bus_is_known (GError **error)
         return TRUE;
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "reachd: no session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no "
-               "$XDG_RUNTIME_DIR/bus); GLib's own network monitor answers instead");
+               "no session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus)");
   return FALSE;
 }
 
+/* A container or a minimal system may have no system bus: connecting would fail anyway, but
+ * only after a look at a socket that is not there, so it is not tried. */
 static gboolean
-reachd_network_monitor_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+system_bus_exists (GError **error)
 {
-  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (initable);
-  g_autoptr (GVariant) reply = NULL;
-  g_autoptr (GVariant) all = NULL;
-  g_autoptr (GError) local_error = NULL;
+  const char *address = g_getenv ("DBUS_SYSTEM_BUS_ADDRESS");
 
-  if (self->connection != NULL)
+  if (address != NULL && address[0] != '\0')
     return TRUE;
-  if (!session_bus_is_known (error))
-    return FALSE;
-  self->connection = g_bus_get_sync (G_BUS_TYPE_SESSION, cancellable, &local_error);
-  if (self->connection == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "reachd: cannot connect to the session bus: %s", local_error->message);
-      return FALSE;
-    }
-  self->context = g_main_context_ref_thread_default ();
+  if (g_file_test ("/run/dbus/system_bus_socket", G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "no system bus (DBUS_SYSTEM_BUS_ADDRESS is unset and there is no /run/dbus/system_bus_socket)");
+  return FALSE;
+}
 
-  /* Subscribed before GetAll, so that no change after its reply is missed. This rule is the one
-   * GDBus itself adds to follow the owner of a well-known sender, so the bus holds one rule for
-   * both. A change reachd announces during the round trip itself arrives after the reply and is
-   * applied on top of it, as GDBusProxy does: the app may see it, once, after init. */
+static void
+subscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
+{
+  /* This rule is the one GDBus itself adds to follow the owner of a well-known sender, so the
+   * bus holds one rule for both. */
   self->owner_subscription =
-    g_dbus_connection_signal_subscribe (self->connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
+    g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "NameOwnerChanged", "/org/freedesktop/DBus", REACHD_BUS_NAME,
                                         G_DBUS_SIGNAL_FLAGS_NONE, owner_changed, self, NULL);
   self->properties_subscription =
-    g_dbus_connection_signal_subscribe (self->connection, REACHD_BUS_NAME, "org.freedesktop.DBus.Properties",
+    g_dbus_connection_signal_subscribe (connection, REACHD_BUS_NAME, "org.freedesktop.DBus.Properties",
                                         "PropertiesChanged", REACHD_OBJECT_PATH, REACHD_INTERFACE,
                                         G_DBUS_SIGNAL_FLAGS_NONE, properties_changed, self, NULL);
+}
 
+static void
+unsubscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
+{
+  if (self->properties_subscription != 0)
+    g_dbus_connection_signal_unsubscribe (connection, self->properties_subscription);
+  if (self->owner_subscription != 0)
+    g_dbus_connection_signal_unsubscribe (connection, self->owner_subscription);
+  self->properties_subscription = 0;
+  self->owner_subscription = 0;
+}
+
+/* Looks for reachd on one bus (`bus` names it): keeps the connection, subscribed and with
+ * reachd's values read, where a reachd answers for this app's network namespace; otherwise
+ * leaves nothing behind and says why. */
+static gboolean
+use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GDBusConnection) connection = NULL;
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GVariant) all = NULL;
+  g_autoptr (GVariant) level = NULL;
+  g_autoptr (GError) local_error = NULL;
+  guint64 theirs;
+
+  if (!(type == G_BUS_TYPE_SESSION ? session_bus_is_known (error) : system_bus_exists (error)))
+    return FALSE;
+  connection = g_bus_get_sync (type, cancellable, &local_error);
+  if (connection == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot connect to the %s: %s", bus, local_error->message);
+      return FALSE;
+    }
+
+  /* Subscribed before GetAll, so that no change after its reply is missed. A change reachd
+   * announces during the round trip itself arrives after the reply and is applied on top of it,
+   * as GDBusProxy does: the app may see it, once, after init. */
+  subscribe (self, connection);
   /* The one round trip: with activation, so a first app starts reachd. */
-  reply = g_dbus_connection_call_sync (self->connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
+  reply = g_dbus_connection_call_sync (connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
                                        "org.freedesktop.DBus.Properties", "GetAll",
                                        g_variant_new ("(s)", REACHD_INTERFACE), G_VARIANT_TYPE ("(a{sv})"),
                                        G_DBUS_CALL_FLAGS_NONE, INIT_TIMEOUT_MS, cancellable, &local_error);
   if (reply == NULL)
     {
+      unsubscribe (self, connection);
       g_dbus_error_strip_remote_error (local_error);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "reachd (%s on the session bus) did not answer: %s", REACHD_BUS_NAME, local_error->message);
+                   "reachd (%s on the %s) did not answer: %s", REACHD_BUS_NAME, bus, local_error->message);
       return FALSE;
     }
   g_variant_get (reply, "(@a{sv})", &all);
-  if (!read_properties (self, all))
+  theirs = network_namespace_of (all);
+  if (!shares_network_namespace (self, theirs))
     {
+      /* Its routes and interfaces are another machine's, as far as this app is concerned. */
+      unsubscribe (self, connection);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "reachd on the session bus is too old: it has no Level property (interface version 2 is needed)");
+                   "reachd on the %s answers for another network namespace (net:[%" G_GUINT64_FORMAT
+                   "], this app: net:[%" G_GUINT64_FORMAT "])", bus, theirs, self->network_namespace);
       return FALSE;
     }
-  sync_properties (self, FALSE);
+  level = g_variant_lookup_value (all, "Level", G_VARIANT_TYPE_STRING);
+  if (level == NULL)
+    {
+      unsubscribe (self, connection);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "reachd on the %s is too old: it has no Level property (interface version 2 is needed)", bus);
+      return FALSE;
+    }
+  read_properties (self, all);
+  self->connection = g_steal_pointer (&connection);
+  self->bus = bus;
   return TRUE;
+}
+
+/* The nearest reachd that answers for this app's network namespace: the session bus's, else
+ * the system bus's (running or activatable); else init fails with every bus's reason, and GIO
+ * picks GLib's own monitor. */
+static gboolean
+reachd_network_monitor_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+{
+  ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (initable);
+  static const struct
+  {
+    GBusType type;
+    const char *name;
+  } order[] = {
+    { G_BUS_TYPE_SESSION, "session bus" },
+    { G_BUS_TYPE_SYSTEM, "system bus" },
+  };
+  g_autoptr (GString) reasons = g_string_new (NULL);
+  gint code = G_IO_ERROR_FAILED;
+
+  if (self->connection != NULL)
+    return TRUE;
+  self->network_namespace = own_network_namespace ();
+  if (self->context == NULL)
+    self->context = g_main_context_ref_thread_default ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      g_autoptr (GError) skipped = NULL;
+
+      if (use_bus (self, order[i].type, order[i].name, cancellable, &skipped))
+        {
+          g_debug ("reachd on the %s answers%s%s", order[i].name, reasons->len > 0 ? "; " : "", reasons->str);
+          sync_properties (self, FALSE);
+          return TRUE;
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      /* The nearest bus's reason gives the code. */
+      if (reasons->len == 0)
+        code = skipped->code;
+      else
+        g_string_append (reasons, "; ");
+      g_string_append (reasons, skipped->message);
+    }
+  g_string_append (reasons, "; GLib's own network monitor answers instead");
+  g_debug ("%s", reasons->str);
+  g_set_error_literal (error, G_IO_ERROR, code, reasons->str);
+  return FALSE;
 }
 
 GDBusConnection *
@@ -471,14 +616,7 @@ reachd_network_monitor_dispose (GObject *object)
   ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (object);
 
   if (self->connection != NULL)
-    {
-      if (self->properties_subscription != 0)
-        g_dbus_connection_signal_unsubscribe (self->connection, self->properties_subscription);
-      if (self->owner_subscription != 0)
-        g_dbus_connection_signal_unsubscribe (self->connection, self->owner_subscription);
-      self->properties_subscription = 0;
-      self->owner_subscription = 0;
-    }
+    unsubscribe (self, self->connection);
   if (self->reread != NULL)
     g_cancellable_cancel (self->reread);
   g_clear_object (&self->reread);

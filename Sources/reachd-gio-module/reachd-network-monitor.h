@@ -3,6 +3,12 @@
  * only exported symbols are g_io_module_load, g_io_module_unload and g_io_module_query. */
 #pragma once
 
+/* The module's own debug messages (which reachd answers, or why none does) come under this
+ * domain: G_MESSAGES_DEBUG=reachd shows them. Defined before GLib's headers read it. */
+#ifndef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "reachd"
+#endif
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
