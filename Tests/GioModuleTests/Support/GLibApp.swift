@@ -54,7 +54,9 @@ struct ConsumerEvent: Decodable, Sendable {
     var connectivity: Int?
     var metered: Bool?
     var signalled: Bool?
+    /// default: get_default()'s time less what the app's threads waited for a CPU; and its wall-clock time.
     var ms: Double?
+    var wall_ms: Double?
     var host: String?
     var ok: Bool?
     var error: ConsumerError?
@@ -80,7 +82,7 @@ struct ConsumerEvent: Decodable, Sendable {
     var unique_name: String?
 
     enum CodingKeys: String, CodingKey {
-        case event, type, property, available, connectivity, metered, signalled, ms, host, ok, error, sync, answered, succeeded
+        case event, type, property, available, connectivity, metered, signalled, ms, wall_ms, host, ok, error, sync, answered, succeeded
         case errors, outcomes, answer_ms, longest_ask_ms, slow_ms, turns, most_per_turn, longest_turn_ms, most_turn_cpu_ms
         case threads_before, threads_after, unique_name
         case asynchronous = "async"
@@ -134,28 +136,40 @@ final class GLibApp: Sendable {
     private let runtimeDirectory: String
 
     /// `session`: the bus address, or nil for none at all. `modules`: GIO_EXTRA_MODULES (the
-    /// module's folder), or nil for GLib's own modules only. `system`: where GLib's own
-    /// NetworkManager monitor looks (an address where nothing listens when nil). `launcher`: a
-    /// program that runs python3 (valgrind).
+    /// module's folder), or nil for GLib's own modules only. `system`: the system bus, where
+    /// GLib's own NetworkManager monitor and the module's second choice look (an address where
+    /// nothing listens when nil). `launcher`: a program that runs python3 (valgrind, unshare).
+    /// `user`: the app runs as this user (`setpriv`, after the launcher), with its runtime folder
+    /// and home its own, as a system service's process is; every file it loads must be readable
+    /// by that user (the module's build folder and the script are world-readable).
     init(_ arguments: [String], session: String?, system: String?, modules: String?, build: ModuleBuild = .plain,
-         environment extra: [String: String] = [:], launcher: [String] = []) throws {
+         environment extra: [String: String] = [:], launcher: [String] = [], user: String? = nil) throws {
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-gio-app-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
+        var becomeUser: [String] = []
+        if let user {
+            guard let entry = getpwnam(user) else { throw TestFailure("there is no user \(user)") }
+            guard chown(runtimeDirectory, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else {
+                throw TestFailure("chown \(runtimeDirectory) to \(user): \(String(cString: strerror(errno)))")
+            }
+            becomeUser = ["/usr/bin/setpriv"] + (try SystemInstance.dropPrivileges(to: user))
+        }
         var environment = [
             // Never the machine's own session bus through $XDG_RUNTIME_DIR/bus.
             "XDG_RUNTIME_DIR": runtimeDirectory,
             "DBUS_SYSTEM_BUS_ADDRESS": system ?? absentSystemBusAddress(),
             "GIO_USE_VFS": "local",
         ]
+        if user != nil { environment["HOME"] = runtimeDirectory }
         var unsetting = ["PYTHONPATH", "PYTHONHOME", "GIO_USE_NETWORK_MONITOR", "GIO_EXTRA_MODULES", "GIO_MODULE_DIR",
-                         "LD_PRELOAD", "ASAN_OPTIONS", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS"]
+                         "LD_PRELOAD", "ASAN_OPTIONS", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "G_MESSAGES_DEBUG"]
         if let session { environment["DBUS_SESSION_BUS_ADDRESS"] = session }
         if let modules { environment["GIO_EXTRA_MODULES"] = modules }
         environment.merge(build.environment) { $1 }
         environment.merge(extra) { $1 }
         unsetting.removeAll { environment[$0] != nil }
-        let command = launcher + [Self.python, Self.script] + arguments
+        let command = launcher + becomeUser + [Self.python, Self.script] + arguments
         child = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment, unsetting: unsetting)
     }
 
