@@ -31,14 +31,7 @@ extension GioModuleTests {
         /// NetworkManager, but no reachd on it: the package's policy in place, its system instance
         /// neither running nor startable.
         static func withSystemBusWithoutReachd<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
-            try await SystemInstance.ensureUsers()
-            let policies = try SystemInstance.stagedPolicyDirectory()
-            defer { try? FileManager.default.removeItem(at: policies) }
-            let bus = try PrivateBus(debianSystemBusWith: [policies.path])
-            defer { bus.stop() }
-            let networkManager = try await NetworkManagerMock(on: bus)
-            defer { networkManager.stop() }
-            return try await body(bus)
+            try await withDebianSystemBus { bus, _ in try await body(bus) }
         }
 
         // MARK: Issue 27: system services and other users, with no session bus

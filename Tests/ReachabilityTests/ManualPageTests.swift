@@ -61,13 +61,7 @@ struct ManualPageTests {
     /// /usr where it means its prefix is caught. Beside the build, replacing the last run's,
     /// so runs leave nothing in /tmp.
     static let prefix = "/opt/reachd"
-    static let installed = Task<String, any Error> {
-        let destination = "\(PackageTests.scratchPath)/pages"
-        try? FileManager.default.removeItem(atPath: destination)
-        let result = try await ScratchInstall.run(prefix: prefix, destination: destination)
-        guard result.succeeded else { throw TestFailure("Scripts/install failed: \(result.transcript)") }
-        return destination
-    }
+    static let installed = ScratchInstall.installOnce(prefix: prefix, folder: "pages")
 
     /// `man -l` of an installed page at 80 columns: what it printed, and its warnings.
     static func render(_ page: String) async throws -> ToolResult {

@@ -13,13 +13,7 @@ import Testing
 @Suite("System instance files, as installed", .serialized, .timeLimit(.minutes(25)))
 struct SystemInstanceFilesTests {
     static let prefix = "/usr/local"
-    static let installed = Task<String, any Error> {
-        let destination = "\(PackageTests.scratchPath)/system-instance"
-        try? FileManager.default.removeItem(atPath: destination)
-        let result = try await ScratchInstall.run(prefix: prefix, destination: destination)
-        guard result.succeeded else { throw TestFailure("Scripts/install failed: \(result.transcript)") }
-        return destination
-    }
+    static let installed = ScratchInstall.installOnce(prefix: prefix, folder: "system-instance")
 
     static let unit = "\(prefix)/lib/systemd/system/reachd.service"
     static let activationFile = "\(prefix)/share/dbus-1/system-services/io.reachd.Reachability1.service"

@@ -76,19 +76,28 @@ extension SystemInstance {
 public func withSystemInstance<T>(
     arguments: [String] = [], _ body: (PrivateBus, NetworkManagerMock, ReachdProcess) async throws -> T
 ) async throws -> T {
+    try await withDebianSystemBus { bus, mock in
+        let reachd = try ReachdProcess(session: bus, systemBus: bus.address, arguments: arguments,
+                                       systemInstance: true, user: SystemInstance.serviceUser)
+        defer { reachd.stop() }
+        try await reachd.waitUntilServing()
+        let result = try await body(bus, mock, reachd)
+        if let status = reachd.process.poll() {
+            throw TestFailure("reachd --system exited with status \(status) during the test; stderr:\n\(reachd.standardError)")
+        }
+        return result
+    }
+}
+
+/// Runs `body` with Debian's system bus holding the staged policy (and the `reachd` user made),
+/// python-dbusmock's NetworkManager on it, and no reachd yet: the package's files in place.
+public func withDebianSystemBus<T>(_ body: (PrivateBus, NetworkManagerMock) async throws -> T) async throws -> T {
     try await SystemInstance.ensureUsers()
     let policies = try SystemInstance.stagedPolicyDirectory()
     defer { try? FileManager.default.removeItem(at: policies) }
     let bus = try PrivateBus(debianSystemBusWith: [policies.path])
     defer { bus.stop() }
     let mock = try await NetworkManagerMock(on: bus)
-    let reachd = try ReachdProcess(session: bus, systemBus: bus.address, arguments: arguments,
-                                   systemInstance: true, user: SystemInstance.serviceUser)
-    defer { reachd.stop() }
-    try await reachd.waitUntilServing()
-    let result = try await body(bus, mock, reachd)
-    if let status = reachd.process.poll() {
-        throw TestFailure("reachd --system exited with status \(status) during the test; stderr:\n\(reachd.standardError)")
-    }
-    return result
+    defer { mock.stop() }
+    return try await body(bus, mock)
 }

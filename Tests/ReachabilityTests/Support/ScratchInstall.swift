@@ -17,6 +17,18 @@ enum ScratchInstall {
 
     /// Runs `Scripts/install ARGUMENTS` with PREFIX and DESTDIR (and the module's folder its
     /// default, whatever the test's environment says); the result, whatever its status.
+    /// `Scripts/install` with `prefix` into a folder beside the build named `folder` (replacing the
+    /// last run's, so runs leave nothing in /tmp), once for the tests that ask: the folder.
+    static func installOnce(prefix: String, folder: String) -> Task<String, any Error> {
+        Task {
+            let destination = "\(PackageTests.scratchPath)/\(folder)"
+            try? FileManager.default.removeItem(atPath: destination)
+            let result = try await run(prefix: prefix, destination: destination)
+            guard result.succeeded else { throw TestFailure("Scripts/install failed: \(result.transcript)") }
+            return destination
+        }
+    }
+
     static func run(prefix: String, destination: String, _ arguments: [String] = []) async throws -> ToolResult {
         try await runTool("/usr/bin/env", ["-u", "GIOMODULEDIR", script] + arguments,
                           environment: ["PREFIX": prefix, "DESTDIR": destination, "REACHD_SCRATCH_PATH": PackageTests.scratchPath],
