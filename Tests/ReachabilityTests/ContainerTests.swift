@@ -45,6 +45,19 @@ struct ContainerTests {
         }
     }
 
+    @Test("the engine in-process, started and stopped 30 times in one program, leaves no descriptor behind")
+    func inProcessEngineLeavesNothingBehind() async throws {
+        try await withContainer { container in
+            let result = try await container.run(Executables.reachabilityUpdates, ["--fetch", "30", "--host", container.gateway])
+            let words = result.standardOutput.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0.filter(\.isNumber)) } }
+            #expect(result.status == 0 && words.count == 2, "\(result.transcript)")
+            #expect(words.count == 2 && words[1] <= words[0], "descriptors after the first and the last question: \(result.standardOutput)")
+            let defaultRoute = try await container.run(Executables.reachabilityUpdates, ["--fetch", "30"])
+            let counts = defaultRoute.standardOutput.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0.filter(\.isNumber)) } }
+            #expect(counts.count == 2 && counts[1] <= counts[0], "\(defaultRoute.transcript)")
+        }
+    }
+
     @Test("reachctl watch and a program embedding the library follow the default route going and coming back, within a second each")
     func watchersFollowTheContainersRoute() async throws {
         try await withContainer { container in

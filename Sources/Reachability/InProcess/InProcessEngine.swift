@@ -11,7 +11,9 @@ import Synchronization
 /// every manager of the process; it starts with the first user and stops with the last.
 ///
 /// It costs one thread (the loop that watches its netlink socket and its system bus connection)
-/// and sleeps while the network is quiet: no timer, no system call.
+/// and sleeps while the network is quiet: no timer, no system call. The loop, once made, stays
+/// for the life of the process (asleep in epoll_wait when no engine runs), so that an engine
+/// that stops can always finish on it: its sockets are closed on the loop that watches them.
 final class InProcessEngine: Sendable {
     static let shared = InProcessEngine()
 
@@ -31,6 +33,7 @@ final class InProcessEngine: Sendable {
     }
 
     private let state = Mutex(State())
+    private let sharedLoop = Mutex<EventLoop?>(nil)
 
     /// One user of the engine: its values as they change, from the current one.
     struct Subscription: Sendable {
@@ -169,23 +172,27 @@ final class InProcessEngine: Sendable {
         }
         guard let stopping else { return }
         await stopping.engine.stop()
-        stopping.loop.shutdown()
     }
 
     private func start() async throws -> Running {
-        let loop = try EventLoop(name: "reachability engine")
+        let loop = try sharedLoop.withLock { shared in
+            if let shared { return shared }
+            let loop = try EventLoop(name: "reachability engine")
+            shared = loop
+            return loop
+        }
         let hosts = InProcessHostMonitors()
+        let engine = try ReachabilityEngine(
+            configuration: try Self.configuration(), logger: Self.logger, loop: loop, hostSink: hosts,
+            initial: { [self] value in state.withLock { $0.value = value } },
+            announce: { [self] value in broadcast(value) })
         do {
-            let engine = try ReachabilityEngine(
-                configuration: try Self.configuration(), logger: Self.logger, loop: loop, hostSink: hosts,
-                initial: { [self] value in state.withLock { $0.value = value } },
-                announce: { [self] value in broadcast(value) })
             _ = try await engine.start()
-            return Running(engine: engine, loop: loop, hosts: hosts)
         } catch {
-            loop.shutdown()
+            await engine.stop()
             throw error
         }
+        return Running(engine: engine, loop: loop, hosts: hosts)
     }
 
     private func broadcast(_ value: PublishedReachability) {
