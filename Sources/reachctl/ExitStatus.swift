@@ -9,7 +9,9 @@ enum ExitStatus: Int32 {
     /// `host`: not reachable now; `wait`: not reachable before the timeout (or at once with
     /// `--timeout 0` or `-x`).
     case notReachable = 1
-    /// reachd cannot be reached: no session bus, or not running and cannot be activated.
+    /// The provider chosen with `--service` or `REACHD_SERVICE` cannot answer (no such bus, reachd
+    /// not running there and not activatable, or in another network namespace), or the engine could
+    /// not run in-process. Choosing by itself reachctl answers in-process instead.
     case serviceUnavailable = 3
     /// reachd refused the request: invalid host, too many monitors, not supported by this reachd,
     /// or not allowed (a sandboxed app without network access).
@@ -23,7 +25,7 @@ enum ExitStatus: Int32 {
     static let help = table([
         (.success, "success; host, wait: reachable"),
         (.notReachable, "host: not reachable; wait: not reachable before the timeout"),
-        (.serviceUnavailable, "reachd unavailable (no session bus; not running, not activatable)"),
+        (.serviceUnavailable, "the provider --service or REACHD_SERVICE chose cannot answer"),
         (.refused, "reachd refused (invalid host, monitor limit, not supported, not allowed)"),
         (.cannotEvaluate, "wait: can never hold here (online, but no connectivity check runs)"),
         (.usage, "usage error (unknown command or option, value out of range)"),
@@ -32,7 +34,7 @@ enum ExitStatus: Int32 {
     /// `status` and `path`: one read of the main object.
     static let readHelp = table([
         (.success, "printed"),
-        (.serviceUnavailable, "reachd unavailable (no session bus; not running, not activatable)"),
+        (.serviceUnavailable, "the provider --service or REACHD_SERVICE chose cannot answer"),
         (.refused, "reachd refused (not allowed: a sandboxed app without network access)"),
         (.usage, "usage error"),
     ])
@@ -46,7 +48,7 @@ enum ExitStatus: Int32 {
     static let hostHelp = table([
         (.success, "reachable"),
         (.notReachable, "not reachable"),
-        (.serviceUnavailable, "reachd unavailable (with --watch: waits for it instead)"),
+        (.serviceUnavailable, "the chosen provider cannot answer (with --watch: waits instead)"),
         (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
         (.usage, "usage error"),
     ])
@@ -54,7 +56,7 @@ enum ExitStatus: Int32 {
     static let waitHelp = table([
         (.success, "the condition holds"),
         (.notReachable, "it does not: timed out, or at once with --timeout 0 or -x"),
-        (.serviceUnavailable, "reachd still unavailable at the timeout"),
+        (.serviceUnavailable, "the chosen provider still cannot answer at the timeout"),
         (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
         (.cannotEvaluate, "can never hold here (online, but no connectivity check runs)"),
         (.usage, "usage error (a contradiction, a value out of range)"),

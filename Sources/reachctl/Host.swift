@@ -10,8 +10,8 @@ extension Reachctl {
                 host is reachable, like `reachctl wait --host NAME --timeout 0`. With --watch \
                 reachd keeps a monitor for the host (ManagerForDomain or ManagerForAddress) and \
                 reachctl prints a line per change until interrupted; the monitor is released when \
-                reachctl exits. While reachd cannot be reached, --watch says why on standard error \
-                and waits for it.
+                reachctl exits. While a provider chosen with --service cannot be reached, --watch \
+                says why on standard error and waits for it.
 
                 \(ExitStatus.hostHelp)
                 """)

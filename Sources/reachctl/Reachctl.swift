@@ -9,8 +9,11 @@ struct Reachctl: AsyncParsableCommand {
         commandName: "reachctl",
         abstract: "Show and watch network reachability as reachd (io.reachd.Reachability1) publishes it.",
         discussion: """
-            reachctl talks to reachd on the session bus ($DBUS_SESSION_BUS_ADDRESS), starting it by \
-            D-Bus activation where it is installed. The status is printed in the locale's language \
+            reachctl asks the nearest reachd that shares its network namespace: the one on the \
+            session bus ($DBUS_SESSION_BUS_ADDRESS), started by D-Bus activation where it is \
+            installed, else the one on the system bus; where neither answers, reachd's engine runs \
+            in reachctl itself. --service (or REACHD_SERVICE) chooses one: session, system or \
+            in-process; status says which answered. The status is printed in the locale's language \
             (LC_ALL, LC_MESSAGES, LANG: English or Simplified Chinese), the flags by their \
             SCNetworkReachabilityFlags names.
 

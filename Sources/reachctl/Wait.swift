@@ -11,13 +11,15 @@ extension Reachctl {
                 (routable, and a configured DNS server has a path), online (dns, and a connectivity \
                 check is live and says full: NetworkManager's, or where NetworkManager does not check, \
                 reachd's own, which [connectivity] uri=http://... in reachd.conf turns on; \
-                ~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one).
+                ~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one; \
+                in-process, REACHD_CONNECTIVITY_URI in the environment).
 
                 Exits 0 as soon as the condition holds (at once if it already does), 1 if it does not \
                 before the timeout. --timeout 0 checks once without waiting (as nm-online; unlike \
                 systemd-networkd-wait-online, where 0 means no limit); inf waits without a limit. \
-                Only reachd's signals drive the wait: reachctl never polls. While reachd is not on \
-                the bus it keeps waiting for it; if it is still not there at the timeout, exit 3.
+                Only reachd's signals (in-process: the kernel's and NetworkManager's events) drive \
+                the wait: reachctl never polls. While a provider chosen with --service is not \
+                there it keeps waiting for it; if it is still not there at the timeout, exit 3.
 
                 \(ExitStatus.waitHelp)
                 """)
