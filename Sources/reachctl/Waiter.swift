@@ -152,7 +152,7 @@ struct Waiter {
                 }
             }
             if followsDefaultRoute, !condition.canBeSatisfied(by: watches[0].last) {
-                return outcome(.cannotEvaluate(cannotEvaluateText))
+                return outcome(.cannotEvaluate(cannotEvaluateText(watches[0].last)))
             }
             return outcome(isSatisfied() ? .satisfied : .notSatisfied("not met now: \(reason())"))
         }
@@ -198,7 +198,7 @@ struct Waiter {
                     return outcome(.failed(error))  // a refusal does not go away by waiting
                 }
                 if index == 0, followsDefaultRoute, !condition.canBeSatisfied(by: update) {
-                    return outcome(.cannotEvaluate(cannotEvaluateText))
+                    return outcome(.cannotEvaluate(cannotEvaluateText(update)))
                 }
                 if !update.isReachable {
                     watches[index].handshakeOK = watches[index].host?.port == nil
@@ -272,12 +272,15 @@ struct Waiter {
     }
 
     /// Exit 5's sentence: on exactly these machines NetworkManager does not check, and reachd's
-    /// own check is what `online` needs; where to turn it on, and what to use meanwhile.
-    private var cannotEvaluateText: String {
-        "--level online needs a connectivity check, and none runs here: NetworkManager does not check, "
-            + "and reachd's own check is off. Turn it on with [connectivity] uri=http://... in "
-            + "\(ReachdConfigurationFiles.user) (a system reachd reads \(ReachdConfigurationFiles.system)) and restart reachd; "
-            + "or use --level dns, or --host NAME"
+    /// own check is what `online` needs; where to turn it on (for the reachd that answered, or
+    /// reachd's engine in this process), and what to use meanwhile.
+    private func cannotEvaluateText(_ update: ReachabilityUpdate) -> String {
+        let turnOn = update.service == .inProcess
+            ? "Turn it on for this process with REACHD_CONNECTIVITY_URI=http://... (no reachd shares this network namespace)"
+            : "Turn it on with [connectivity] uri=http://... in \(ReachdConfigurationFiles.user) (a system reachd reads "
+                + "\(ReachdConfigurationFiles.system)) and restart reachd"
+        return "--level online needs a connectivity check, and none runs here: NetworkManager does not check, "
+            + "and reachd's own check is off. \(turnOn); or use --level dns, or --host NAME"
     }
 
     /// One handshake, each address's connect bounded by `within`, off Swift concurrency's threads.

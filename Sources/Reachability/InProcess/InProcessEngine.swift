@@ -206,6 +206,9 @@ final class InProcessEngine: Sendable {
     /// reachd's own connectivity check where `REACHD_CONNECTIVITY_URI` names one.
     private static func configuration() throws -> EngineConfiguration {
         var configuration = EngineConfiguration()
+        // Every monitor here is this process's own: the per-client cap that shares a reachd
+        // between clients has no one to share with, so the process gets the whole allowance.
+        configuration.maximumMonitorsPerClient = configuration.maximumMonitors
         if let uri = environment("REACHD_CONNECTIVITY_URI"), !uri.isEmpty {
             configuration.connectivityCheck = try ConnectivityCheckConfiguration(
                 uri: uri, response: environment("REACHD_CONNECTIVITY_RESPONSE") ?? "NetworkManager is online",

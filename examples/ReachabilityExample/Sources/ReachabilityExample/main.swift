@@ -1,4 +1,5 @@
-// Prints the network's reachability once, as reachd on the session bus publishes it:
+// Prints the network's reachability once, as the nearest reachd publishes it (or, where none
+// shares this process's network namespace, as reachd's engine run in this process computes it):
 // first AFNetworking's way, then NWPathMonitor's.
 import Reachability
 
