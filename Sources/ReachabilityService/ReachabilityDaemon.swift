@@ -91,7 +91,7 @@ package struct ReachabilityDaemon: Sendable {
         // …and callers in another network namespace get no answer for a host or a path.
         let namespace = NetworkNamespace.ofThisProcess
         let callers = CallerPolicy(logger: logger, accounts: configuration.bus == .system ? .perUser : .perConnection,
-                                   networkNamespace: namespace)
+                                   networkNamespace: namespace, monitorAccount: { [hosts = engine.hosts] in hosts.account(ofMonitor: $0) })
         try await session.export(
             [ReachabilityInterface.declaration(publisher: publisher, monitors: engine.hosts, checker: engine.checker,
                                                callers: callers, networkNamespace: namespace)],

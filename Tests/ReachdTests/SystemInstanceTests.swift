@@ -109,6 +109,26 @@ struct SystemInstanceTests {
         }
     }
 
+    @Test("a host monitor is read only by its own user: another user's Get of its Host is refused, the owner's other connections read it")
+    func monitorsArePrivateToTheirUser() async throws {
+        try await withSystemInstance { bus, _, _ in
+            let holder = SystemInstance.repository.appendingPathComponent("Scripts/harness/monitor-holder").path
+            let child = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, holder, [bus.address, "1", "1", "192.0.2.7"])
+            defer { child.stop(); child.removeOutput() }
+            try await eventually(timeout: .seconds(30), "monitor-holder is ready:\n\(child.standardOutput)\(child.standardError)") {
+                if child.poll() != nil { throw TestFailure("monitor-holder exited: \(child.standardOutput)\(child.standardError)") }
+                return child.standardOutput.contains("ready\n")
+            }
+            let path = try #require(child.standardOutput.split(separator: " ").first { $0.hasPrefix("/io/reachd/Reachability1/Monitors/") }
+                .map { String($0.split(separator: "\n")[0]) }, "\(child.standardOutput)")
+            let read = ["get-property", ReachdProcess.busName, path, "io.reachd.Reachability1.Monitor", "Host"]
+            let stranger = try await SystemInstance.run(as: SystemInstance.testUser, bus: bus, "/usr/bin/busctl", ["--address=\(bus.address)"] + read)
+            #expect(!stranger.succeeded && stranger.standardError.contains("belongs to another user"), "\(stranger.transcript)")
+            let owner = try await SystemInstance.run(as: SystemInstance.nobody, bus: bus, "/usr/bin/busctl", ["--address=\(bus.address)"] + read)
+            #expect(owner.standardOutput == "s \"192.0.2.7\"\n", "\(owner.transcript)")
+        }
+    }
+
     @Test("many users' simultaneous CheckConnectivity calls run one check, and all get its answer")
     func checkConnectivityRunsOnceForEveryone() async throws {
         try await withSystemInstance { bus, mock, _ in

@@ -72,6 +72,11 @@ package final class HostMonitorRegistry: Sendable {
 
     package var count: Int { state.withLock { $0.monitors.count } }
 
+    /// The account monitor `id` counts against, nil when there is no such monitor.
+    package func account(ofMonitor id: UInt64) -> String? {
+        state.withLock { $0.monitors[id]?.account }
+    }
+
     // MARK: Creating and releasing
 
     /// Makes a monitor for `host` owned by `owner`, attached to the sink.

@@ -44,15 +44,20 @@ final class CallerPolicy: Sendable {
     private let logger: Logger
     private let accounts: Accounts
     private let networkNamespace: NetworkNamespace?
+    private let monitorAccount: @Sendable (UInt64) -> String?
 
     /// The sentence a refused app and its user see.
     static let noNetwork = "this application has no network access (Flatpak --share=network missing)"
 
     /// `networkNamespace`: reachd's own (nil where it cannot be read: nothing is compared).
-    init(logger: Logger, accounts: Accounts = .perConnection, networkNamespace: NetworkNamespace? = nil) {
+    /// `monitorAccount`: whose a host monitor is, by its number (on the system bus only its
+    /// user may read it: which hosts a user watches is that user's business).
+    init(logger: Logger, accounts: Accounts = .perConnection, networkNamespace: NetworkNamespace? = nil,
+         monitorAccount: @escaping @Sendable (UInt64) -> String? = { _ in nil }) {
         self.logger = logger
         self.accounts = accounts
         self.networkNamespace = networkNamespace
+        self.monitorAccount = monitorAccount
     }
 
     /// The account `caller`'s monitors and lookups count against: its connection, or on the
@@ -103,8 +108,18 @@ final class CallerPolicy: Sendable {
                 + "Use a reachd started in this namespace, or the Reachability library's (and reachctl's) in-process "
                 + "mode: REACHD_SERVICE=in-process")
         case .allowed:
-            return nil
+            guard accounts == .perUser, let sender = call.sender, let id = Self.monitorID(call.path),
+                  let owner = monitorAccount(id), owner != account(of: sender) else { return nil }
+            return ReachabilityContract.notOwner(
+                "host monitor \(id) belongs to another user: on the system bus only its own user may read a monitor")
         }
+    }
+
+    /// The number of the host monitor a call's path names, nil for any other path.
+    private static func monitorID(_ path: ObjectPath?) -> UInt64? {
+        let prefix = ReachabilityContract.monitorsPath.rawValue + "/"
+        guard let path = path?.rawValue, path.hasPrefix(prefix) else { return nil }
+        return UInt64(path.dropFirst(prefix.count))
     }
 
     /// The sentence a Flatpak app of another user sees: reachd may not read its sandbox's
