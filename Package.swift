@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "Reachability", "BuildVersion",
+                "Reachability", "BuildVersion", "EventLoops",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

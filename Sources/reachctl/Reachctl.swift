@@ -3,7 +3,7 @@ import BuildVersion
 import Glibc
 
 /// `reachctl`: reachd's reachability for people and scripts, over the `Reachability` library.
-@main
+/// `ReachctlMain` runs it.
 struct Reachctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reachctl",
