@@ -1,3 +1,5 @@
+import CDBus
+
 extension Connection {
     /// Serves `interfaces` at `path`, with `Introspectable` and `Properties`
     /// generated from them (`Peer` is answered by libdbus itself).
@@ -13,7 +15,8 @@ extension Connection {
     /// Stops serving `path`; returns whether anything was there.
     @discardableResult
     public func unexport(_ path: ObjectPath) -> Bool {
-        objects.remove(at: path)
+        replies.forget(path)
+        return objects.remove(at: path)
     }
 
     /// Emits one `PropertiesChanged` carrying the current values of `names`.
@@ -60,9 +63,12 @@ extension Connection {
     }
 
     private func dispatch(_ call: Message) {
+        if let cached = replies.reply(for: call) {
+            return reply(to: call, reusing: cached)
+        }
         switch objects.resolve(call) {
-        case .reply(let body):
-            reply(to: call, body: body, expected: nil)
+        case .reply(let body, let stamp):
+            reply(to: call, body: body, expected: nil, caching: stamp)
         case .propertySet(let interface, let property):
             reply(to: call, body: [], expected: nil)
             if let path = call.path {
@@ -74,8 +80,10 @@ extension Connection {
             let expected = method.outputSignature
             switch method.handler {
             case .immediate(let handler):
+                // Stamped before the handler reads anything (see `ReplyGeneration.stamp()`).
+                let stamp = method.cachedPer?.stamp()
                 do {
-                    reply(to: call, body: try handler(self, call), expected: expected)
+                    reply(to: call, body: try handler(self, call), expected: expected, caching: stamp)
                 } catch {
                     reply(to: call, error: Self.dbusError(from: error))
                 }
@@ -96,7 +104,8 @@ extension Connection {
         (error as? DBusError) ?? .failed("\(error)")
     }
 
-    private func reply(to call: Message, body: [DBusValue], expected: Signature?) {
+    /// `caching`: keep the reply, to send again while that generation holds.
+    private func reply(to call: Message, body: [DBusValue], expected: Signature?, caching stamp: ReplyGeneration.Stamp? = nil) {
         guard !call.noReplyExpected else { return }
         let reply = call.methodReturn(body: body)
         if let expected, !reply.bodyHasSignature(expected) {
@@ -105,9 +114,27 @@ extension Connection {
             return
         }
         do {
-            try send(reply)
+            if let stamp {
+                let cached = try CachedReply(body: body, stamp: stamp)
+                replies.store(cached, for: call)
+                self.reply(to: call, reusing: cached)
+            } else {
+                try send(reply)
+            }
         } catch {
             self.reply(to: call, error: error)
+        }
+    }
+
+    /// Sends a copy of `cached` as the answer to `call`.
+    private func reply(to call: Message, reusing cached: CachedReply) {
+        guard !call.noReplyExpected else { return }
+        do {
+            let copy = try cached.copy(answering: call)
+            defer { dbus_message_unref(copy) }
+            try send(raw: copy)
+        } catch {
+            reply(to: call, error: error)
         }
     }
 

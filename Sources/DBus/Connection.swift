@@ -24,6 +24,8 @@ public actor Connection {
     public private(set) var uniqueName: BusName?
     public private(set) var isConnected = true
     var objects = ObjectTable()
+    /// Replies of `objects` that are sent again while their generation holds.
+    var replies = ReplyCache()
     /// Consulted before any call reaches `objects` (see `CallAdmission`); nil admits all.
     var callAdmission: CallAdmissionHook?
     var subscriptions: [Int: SignalSubscription] = [:]
@@ -203,6 +205,13 @@ public actor Connection {
         guard isConnected else { throw .disconnected("not connected to the bus") }
         let rawMessage = try MessageWriter.make(message)
         defer { dbus_message_unref(rawMessage) }
+        return try send(raw: rawMessage)
+    }
+
+    /// Queues a libdbus message the caller keeps owning; returns its serial.
+    @discardableResult
+    func send(raw rawMessage: OpaquePointer) throws(DBusError) -> UInt32 {
+        guard isConnected else { throw .disconnected("not connected to the bus") }
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, rawMessage, &serial) != 0 else {
             throw .noMemory("libdbus could not queue the message")

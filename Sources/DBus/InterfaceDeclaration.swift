@@ -65,11 +65,16 @@ public struct MethodDeclaration: Sendable {
     /// rather than on every call.
     public let inputSignature: Signature
     public let outputSignature: Signature
+    /// Non-nil when the reply depends only on values whose every change advances this
+    /// generation: it is built once per generation and sent again, copied with each caller's
+    /// serial. An error is never kept: the next call runs the handler again.
+    public let cachedPer: ReplyGeneration?
 
     /// Arguments are written as ordered `name: signature` pairs: `["host": "s"]`.
+    /// `cachedPer` is for an immediate method without arguments (one reply fits every caller).
     public init(
         name: MemberName, inputs: KeyValuePairs<String, Signature> = [:],
-        outputs: KeyValuePairs<String, Signature> = [:], handler: Handler
+        outputs: KeyValuePairs<String, Signature> = [:], cachedPer: ReplyGeneration? = nil, handler: Handler
     ) {
         self.name = name
         self.inputs = inputs.map(ArgumentDeclaration.init)
@@ -77,15 +82,20 @@ public struct MethodDeclaration: Sendable {
         self.handler = handler
         inputSignature = Signature.joining(self.inputs.map(\.signature))
         outputSignature = Signature.joining(self.outputs.map(\.signature))
+        if cachedPer != nil, case .deferred = handler {
+            preconditionFailure("\(name): only an immediate method's reply can be cached")
+        }
+        precondition(cachedPer == nil || self.inputs.isEmpty, "\(name): a method with arguments has no one reply to cache")
+        self.cachedPer = cachedPer
     }
 
     /// An immediate method; the common case.
     public init(
         name: MemberName, inputs: KeyValuePairs<String, Signature> = [:],
-        outputs: KeyValuePairs<String, Signature> = [:],
+        outputs: KeyValuePairs<String, Signature> = [:], cachedPer: ReplyGeneration? = nil,
         _ body: @escaping @Sendable (isolated Connection, Message) throws -> [DBusValue]
     ) {
-        self.init(name: name, inputs: inputs, outputs: outputs, handler: .immediate(body))
+        self.init(name: name, inputs: inputs, outputs: outputs, cachedPer: cachedPer, handler: .immediate(body))
     }
 }
 
@@ -102,14 +112,20 @@ public struct PropertyDeclaration: Sendable {
     public var read: @Sendable () -> DBusValue
     /// nil for a read-only property: `Set` answers `PropertyReadOnly`.
     public var write: (@Sendable (DBusValue) throws -> Void)?
+    /// Non-nil when `read` gives the same value until this generation advances: `Get` of the
+    /// property is then answered from a reply built once per generation, and so is `GetAll`
+    /// when every property it reads is cached per the same generation. A successful `Set`
+    /// advances it.
+    public var cachedPer: ReplyGeneration?
 
     public init(
-        name: String, signature: Signature, changeSignal: ChangeSignal = .emits,
+        name: String, signature: Signature, changeSignal: ChangeSignal = .emits, cachedPer: ReplyGeneration? = nil,
         read: @escaping @Sendable () -> DBusValue, write: (@Sendable (DBusValue) throws -> Void)? = nil
     ) {
         self.name = name
         self.signature = signature
         self.changeSignal = changeSignal
+        self.cachedPer = cachedPer
         self.read = read
         self.write = write
     }

@@ -6,7 +6,8 @@
 struct ObjectTable {
     /// What to do with one method call.
     enum Resolution {
-        case reply([DBusValue])
+        /// `cache`: the reply may be kept and sent again while this generation holds.
+        case reply([DBusValue], cache: ReplyGeneration.Stamp? = nil)
         /// A property was set: reply, then announce the new value.
         case propertySet(interface: InterfaceName, property: String)
         case failure(DBusError)
@@ -129,8 +130,11 @@ struct ObjectTable {
         }
 
         if member == "GetAll" {
-            let entries = searched.flatMap(\.properties).map { DictionaryEntry(.string($0.name), .variant($0.read())) }
-            return .reply([.dictionary(key: "s", value: "v", entries)])
+            let properties = searched.flatMap(\.properties)
+            // Stamped before the values are read (see `ReplyGeneration.stamp()`).
+            let stamp = Self.sharedGeneration(of: properties)?.stamp()
+            let entries = properties.map { DictionaryEntry(.string($0.name), .variant($0.read())) }
+            return .reply([.dictionary(key: "s", value: "v", entries)], cache: stamp)
         }
         let propertyName = call.body[1].stringValue ?? ""
         guard let owner = searched.first(where: { $0.property(named: propertyName) != nil }),
@@ -138,7 +142,8 @@ struct ObjectTable {
             return .failure(.unknownProperty("No such property '\(propertyName)' on interface '\(interfaceName)'"))
         }
         if member == "Get" {
-            return .reply([.variant(property.read())])
+            let stamp = property.cachedPer?.stamp()
+            return .reply([.variant(property.read())], cache: stamp)
         }
         guard let write = property.write else {
             return .failure(.propertyReadOnly("Property '\(propertyName)' is read-only"))
@@ -148,11 +153,20 @@ struct ObjectTable {
         }
         do {
             try write(value)
+            property.cachedPer?.advance()
             return .propertySet(interface: owner.name, property: propertyName)
         } catch let error as DBusError {
             return .failure(error)
         } catch {
             return .failure(.failed("\(error)"))
         }
+    }
+
+    /// The generation `GetAll` of `properties` may be cached per: the one they are all cached
+    /// per, if they are (a property read afresh on every call makes the whole reply fresh).
+    private static func sharedGeneration(of properties: [PropertyDeclaration]) -> ReplyGeneration? {
+        guard let generation = properties.first?.cachedPer,
+              properties.allSatisfy({ $0.cachedPer === generation }) else { return nil }
+        return generation
     }
 }
