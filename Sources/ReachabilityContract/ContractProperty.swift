@@ -36,9 +36,10 @@ public struct ContractProperty<Value>: Sendable {
         self.compared = compared
     }
 
-    /// The service's declaration of this property, reading the current value with `current`.
-    public func declaration(current: @escaping @Sendable () -> Value) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, signature: signature, read: { [read] in read(current()) })
+    /// The service's declaration of this property, reading the current value with `current`;
+    /// `cachedPer`: the generation advanced whenever `current` may give another value.
+    public func declaration(current: @escaping @Sendable () -> Value, cachedPer: ReplyGeneration? = nil) -> PropertyDeclaration {
+        PropertyDeclaration(name: name, signature: signature, cachedPer: cachedPer, read: { [read] in read(current()) })
     }
 }
 

@@ -26,6 +26,10 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
     let path: ObjectPath
     let interface: InterfaceName
     private let value: Mutex<Value>
+    /// What the object's cached replies are built per (`GetStatus`, `GetPath`, `Get`, `GetAll`):
+    /// advanced with every value stored, announced or not (`Details`' `override-since-usec`
+    /// changes unannounced), and by whatever else those replies read when it changes.
+    let replies = ReplyGeneration()
 
     init(_ initial: Value, path: ObjectPath, interface: InterfaceName) {
         self.path = path
@@ -44,6 +48,7 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
     /// Sets the value without announcing it (before anyone can be listening).
     func setInitial(_ new: Value) {
         value.withLock { $0 = new }
+        replies.advance()
     }
 
     /// Stores `new` and announces what changed; returns the changed names.
@@ -53,6 +58,8 @@ final class AnnouncedState<Value: AnnouncedReachability>: Sendable {
             defer { old = new }
             return old
         }
+        // Before the announcement: a client that reads right after it gets the new value.
+        replies.advance()
         return try Self.announce(from: old, to: new, path: path, interface: interface, on: connection)
     }
 

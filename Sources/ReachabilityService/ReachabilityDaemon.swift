@@ -84,7 +84,7 @@ package struct ReachabilityDaemon: Sendable {
         let publisher = ReachabilityPublisher()
         let engine = try ReachabilityEngine(
             configuration: configuration.engine, logger: logger, loop: await session.loop,
-            hostSink: BusHostMonitors(connection: session),
+            hostSink: BusHostMonitors(connection: session, replies: publisher.replies),
             initial: { publisher.setInitial($0) },
             announce: { [self] value in await announce(value, publisher: publisher, session: session) })
         // Every call of every object passes the policy first (sandboxed apps without network are refused).

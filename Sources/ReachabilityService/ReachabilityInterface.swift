@@ -13,17 +13,21 @@ enum ReachabilityInterface {
         callers: CallerPolicy, networkNamespace: NetworkNamespace?
     ) -> InterfaceDeclaration {
         let current = { @Sendable in publisher.current }
+        // Every answer below that depends only on the published value and the monitor count is
+        // built once per change of either and sent again to each caller.
+        let replies = publisher.replies
         // 0 where /proc is not mounted: no namespace a client has.
         let namespace = DBusValue.uint64(networkNamespace?.rawValue ?? 0)
         return InterfaceDeclaration(
             name: ReachabilityContract.interface,
             methods: [
-                MethodDeclaration(name: ReachabilityContract.getStatus, outputs: ["status": "i", "flags": "u"]) { _, _ in
+                MethodDeclaration(name: ReachabilityContract.getStatus, outputs: ["status": "i", "flags": "u"],
+                                  cachedPer: replies) { _, _ in
                     let (status, flags) = publisher.statusAndFlags
                     return [.int32(status.rawValue), .uint32(flags.rawValue)]
                 },
                 // Every property in one round trip, keyed as GetAll keys them.
-                MethodDeclaration(name: ReachabilityContract.getPath, outputs: ["path": "a{sv}"]) { _, _ in
+                MethodDeclaration(name: ReachabilityContract.getPath, outputs: ["path": "a{sv}"], cachedPer: replies) { _, _ in
                     let value = current()
                     let entries = PublishedReachability.contractProperties.map {
                         DictionaryEntry(.string($0.name), .variant($0.read(value)))
@@ -52,11 +56,12 @@ enum ReachabilityInterface {
                     return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
                 }),
             ],
-            properties: PublishedReachability.contractProperties.map { $0.declaration(current: current) } + [
-                PropertyDeclaration(name: ReachabilityContract.monitorCount, signature: "u",
+            properties: PublishedReachability.contractProperties.map { $0.declaration(current: current, cachedPer: replies) } + [
+                // The registry advances `replies` as the count changes (`BusHostMonitors.countChangedAtOnce`).
+                PropertyDeclaration(name: ReachabilityContract.monitorCount, signature: "u", cachedPer: replies,
                                     read: { .uint32(UInt32(monitors.count)) }),
                 PropertyDeclaration(name: ReachabilityContract.networkNamespace, signature: "t", changeSignal: .constant,
-                                    read: { namespace }),
+                                    cachedPer: replies, read: { namespace }),
             ],
             signals: [
                 SignalDeclaration(name: ReachabilityContract.reachabilityChanged, arguments: ["status": "i", "flags": "u"]),

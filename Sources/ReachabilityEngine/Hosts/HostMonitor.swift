@@ -44,4 +44,12 @@ package protocol HostMonitorSink: Sendable {
     func publish(_ updates: [(HostMonitor, HostReport)]) async
     /// The number of monitors changed.
     func countChanged() async
+    /// The number of monitors just changed: said at once, under the registry's lock, where
+    /// `countChanged()` follows in its own time. For what must never lag the count (reachd's
+    /// replies cached with it); quick, and never calling back into the registry.
+    func countChangedAtOnce()
+}
+
+extension HostMonitorSink {
+    package func countChangedAtOnce() {}
 }

@@ -102,6 +102,7 @@ package final class HostMonitorRegistry: Sendable {
         let ownerLeft = state.withLock { state -> Bool in
             state.reserved -= 1
             state.monitors[id] = monitor
+            sink.countChangedAtOnce()
             return state.departed.contains(owner)
         }
         if ownerLeft {
@@ -152,11 +153,13 @@ package final class HostMonitorRegistry: Sendable {
     @discardableResult
     func remove(_ ids: [UInt64]) -> [HostMonitor] {
         state.withLock { state in
-            ids.compactMap { id in
+            let removed = ids.compactMap { id -> HostMonitor? in
                 guard let monitor = state.monitors.removeValue(forKey: id) else { return nil }
                 state.release(monitor.account)
                 return monitor
             }
+            if !removed.isEmpty { sink.countChangedAtOnce() }
+            return removed
         }
     }
 

@@ -9,6 +9,8 @@ import ReachabilityEngine
 /// leaves the bus.
 struct BusHostMonitors: HostMonitorSink {
     let connection: Connection
+    /// The main object's cached replies, which carry `MonitorCount`.
+    let replies: ReplyGeneration
 
     func attach(_ monitor: HostMonitor, registry: HostMonitorRegistry) async throws {
         try await connection.export([Self.declaration(of: monitor, registry: registry)],
@@ -25,6 +27,10 @@ struct BusHostMonitors: HostMonitorSink {
 
     func countChanged() async {
         await connection.announceMonitorCount()
+    }
+
+    func countChangedAtOnce() {
+        replies.advance()
     }
 
     private static func declaration(of monitor: HostMonitor, registry: HostMonitorRegistry) -> InterfaceDeclaration {
