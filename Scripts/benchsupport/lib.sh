@@ -164,3 +164,35 @@ bs_median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) /
 
 # bs_percentile P: P-th percentile (nearest rank) of the numbers on stdin.
 bs_percentile() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { r = int(p / 100 * NR + 0.999999); if (r < 1) r = 1; print a[r] }'; }
+
+# bs_callgrind OUT ADDRESS NAME CMD...: CMD, which serves NAME on the bus at ADDRESS, run under
+# callgrind (instructions only; the caller's environment names the bus CMD serves on); its pid in
+# BS_CALLGRIND_PID once NAME is owned (60 s: a program starts 50 times slower under valgrind).
+# Dumps go to OUT.1, OUT.2…, valgrind's own messages to OUT.log.
+bs_callgrind() {
+    local out="$1" address="$2" name="$3"; shift 3
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$@" </dev/null >>"$out.log" 2>&1 &
+    BS_CALLGRIND_PID=$!
+    BS_PIDS+=("$BS_CALLGRIND_PID")
+    for _ in $(seq 600); do
+        busctl --address="$address" status "$name" >/dev/null 2>&1 && return 0
+        kill -0 "$BS_CALLGRIND_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    say "$name did not appear on $address under callgrind: $(tail -3 "$out.log")"; return 1
+}
+
+# bs_callgrind_per_call PID OUT N ADDRESS DEST PATH IFACE MEMBER: instructions the program bs_callgrind
+# started as PID (dumping to OUT) spends per call, over N calls from one dbusbench `calls` client,
+# after 200 calls to warm up. Counted between callgrind_control's zero and dump, so its start and
+# its first calls are not in it. Prints nothing (and says why) if callgrind does not answer.
+bs_callgrind_per_call() {
+    local pid="$1" out="$2" n="$3" dump; shift 3
+    "$BS_TOOL" calls "$@" 1 200 >/dev/null
+    callgrind_control -z "$pid" >/dev/null 2>&1 || { say "callgrind_control could not zero pid $pid"; return 0; }
+    "$BS_TOOL" calls "$@" 1 "$n" >/dev/null
+    callgrind_control -d "$pid" >/dev/null 2>&1 || { say "callgrind_control could not dump pid $pid"; return 0; }
+    dump="$out.1"  # callgrind numbers its dumps from 1; this is the first
+    [ -s "$dump" ] || { say "callgrind wrote no dump for pid $pid"; return 0; }
+    awk -v n="$n" '/^(summary|totals):/ { printf "%d\n", $2 / n; exit }' "$dump"
+}
