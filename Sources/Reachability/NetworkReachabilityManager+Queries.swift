@@ -1,5 +1,4 @@
 internal import DBus
-import Glibc
 internal import ReachabilityContract
 
 extension NetworkReachabilityManager {
@@ -105,12 +104,12 @@ enum OneShot {
                 } catch {
                     throw ReachabilityError(error).of(.inProcess)
                 }
-            case .bus(let provider, let address):
+            case .bus(let provider, _):
                 let bus: Connection
                 do {
-                    bus = try await open(provider, address: address)
+                    bus = try await candidate.connect()
                 } catch {
-                    nearest = nearest ?? error.of(provider)
+                    nearest = nearest ?? error
                     continue
                 }
                 defer { Task { await bus.close() } }
@@ -138,23 +137,6 @@ enum OneShot {
             }
         }
         throw nearest ?? ReachabilityError(name: ReachabilityError.serviceUnknown, message: "no provider to ask")
-    }
-
-    private static func open(_ provider: ReachabilityProvider, address: String?) async throws(ReachabilityError) -> Connection {
-        do {
-            if let address { return try await Connection.open(address: address) }
-            if provider == .system {
-                guard getenv("DBUS_SYSTEM_BUS_ADDRESS").map({ $0.pointee != 0 }) == true
-                        || access("/run/dbus/system_bus_socket", F_OK) == 0 else {
-                    throw ReachabilityError(name: "org.freedesktop.DBus.Error.FileNotFound",
-                                            message: "there is no system bus here (no DBUS_SYSTEM_BUS_ADDRESS, no /run/dbus/system_bus_socket)")
-                }
-                return try await Connection.system()
-            }
-            return try await Connection.session()
-        } catch {
-            throw ReachabilityError(error)
-        }
     }
 
     /// reachd's unique name on `bus`, starting it by D-Bus activation if it is not there.

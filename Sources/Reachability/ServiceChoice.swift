@@ -1,3 +1,4 @@
+internal import DBus
 import Glibc
 
 /// Who answers a manager (contract 4, §2.1): reachd on the session bus, reachd on the system bus,
@@ -98,6 +99,21 @@ enum ProviderCandidate: Sendable, Hashable {
         switch self {
         case .bus(let provider, _): provider
         case .inProcess: .inProcess
+        }
+    }
+
+    /// A connection to this candidate's bus: its address, else the usual session or system bus.
+    /// Where that bus does not exist, libdbus fails at once (FileNotFound, naming the socket).
+    func connect() async throws(ReachabilityError) -> Connection {
+        do {
+            switch self {
+            case .bus(_, let address?): return try await Connection.open(address: address)
+            case .bus(.system, nil): return try await Connection.system()
+            case .bus(_, nil): return try await Connection.session()
+            case .inProcess: preconditionFailure("the engine in this process has no bus")
+            }
+        } catch {
+            throw ReachabilityError(error).of(provider)
         }
     }
 }

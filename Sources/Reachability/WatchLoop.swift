@@ -1,5 +1,4 @@
 internal import DBus
-import Glibc
 internal import ReachabilityContract
 
 /// What the watch loop reacts to, in the order it arrives.
@@ -191,10 +190,10 @@ struct WatchLoop {
                 guard inProcess != nil else { continue }
                 use(index)
                 return
-            case .bus(let provider, let address):
+            case .bus:
                 if links[index] == nil {
                     guard unreachable[index] == nil else { continue }
-                    await connect(index, provider: provider, address: address)
+                    await connect(index)
                 }
                 guard let link = links[index] else { continue }
                 if link.owner != nil {
@@ -255,23 +254,13 @@ struct WatchLoop {
 
     // MARK: Buses
 
-    private mutating func connect(_ index: Int, provider: ReachabilityProvider, address: String?) async {
+    private mutating func connect(_ index: Int) async {
+        let provider = candidates[index].provider
         let bus: Connection
         do {
-            if let address {
-                bus = try await Connection.open(address: address)
-            } else if provider == .system {
-                guard Self.systemBusExists else {
-                    unreachable[index] = ReachabilityError(name: "org.freedesktop.DBus.Error.FileNotFound",
-                                                           message: "there is no system bus here (no DBUS_SYSTEM_BUS_ADDRESS, no /run/dbus/system_bus_socket)").of(.system)
-                    return
-                }
-                bus = try await Connection.system()
-            } else {
-                bus = try await Connection.session()
-            }
+            bus = try await candidates[index].connect()
         } catch {
-            unreachable[index] = ReachabilityError(error).of(provider)
+            unreachable[index] = error
             return
         }
         generation += 1
@@ -292,11 +281,6 @@ struct WatchLoop {
             return
         }
         connectRetryDelay = Self.firstRetry
-    }
-
-    private static var systemBusExists: Bool {
-        if let address = getenv("DBUS_SYSTEM_BUS_ADDRESS"), address.pointee != 0 { return true }
-        return access("/run/dbus/system_bus_socket", F_OK) == 0
     }
 
     /// Asks the bus to start the service. Its arrival is seen as `NameOwnerChanged` in the

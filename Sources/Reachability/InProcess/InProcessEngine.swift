@@ -19,7 +19,6 @@ final class InProcessEngine: Sendable {
 
     private struct Running: Sendable {
         let engine: ReachabilityEngine
-        let loop: EventLoop
         let hosts: InProcessHostMonitors
     }
 
@@ -192,7 +191,7 @@ final class InProcessEngine: Sendable {
             await engine.stop()
             throw error
         }
-        return Running(engine: engine, loop: loop, hosts: hosts)
+        return Running(engine: engine, hosts: hosts)
     }
 
     private func broadcast(_ value: PublishedReachability) {
