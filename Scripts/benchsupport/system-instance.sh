@@ -41,11 +41,7 @@ si_as() {
 # DIRECTORY/bus; address in VAR, the daemon in BS_PIDS.
 si_system_bus() {
     local directory="$1" policies="$2" out
-    sed -e 's#<\(user\|pidfile\|servicehelper\|listen\)>[^<]*</\1>##' \
-        -e 's#<\(fork\|syslog\|standard_system_servicedirs\)/>##' \
-        -e 's#<includedir>system.d</includedir>#<includedir>/usr/share/dbus-1/system.d</includedir>#' \
-        -e "s#</busconfig>#  <listen>unix:path=$directory/bus</listen>\n  <includedir>$policies</includedir>\n</busconfig>#" \
-        /usr/share/dbus-1/system.conf >"$directory/bus.conf"
+    debian_system_bus_config "$directory/bus" "$policies" >"$directory/bus.conf"
     out="$(dbus-daemon --config-file="$directory/bus.conf" --fork --nopidfile --print-address=1 --print-pid=1 </dev/null)"
     BS_PIDS+=("$(sed -n 2p <<<"$out")")
     printf -v "$3" '%s' "$(sed -n 1p <<<"$out")"

@@ -69,6 +69,18 @@ release_link_directory() {
 
 say() { printf '==> %s\n' "$*" >&2; }
 
+# debian_system_bus_config SOCKET POLICIES: Debian's own deny-by-default system.conf for a private
+# system bus, on stdout: no user, fork, pidfile, syslog or activation helper, listening on SOCKET,
+# with the machine's /usr/share/dbus-1/system.d (NetworkManager's policy) and the policy folder
+# POLICIES (reachd's, staged) included. As Tests/TestSupport's PrivateBus(debianSystemBusWith:).
+debian_system_bus_config() {
+    sed -e 's#<\(user\|pidfile\|servicehelper\|listen\)>[^<]*</\1>##' \
+        -e 's#<\(fork\|syslog\|standard_system_servicedirs\)/>##' \
+        -e 's#<includedir>system.d</includedir>#<includedir>/usr/share/dbus-1/system.d</includedir>#' \
+        -e "s#</busconfig>#  <listen>unix:path=$1</listen>\n  <includedir>$2</includedir>\n</busconfig>#" \
+        /usr/share/dbus-1/system.conf
+}
+
 # install_missing PACKAGE...: apt-get install only what dpkg lacks.
 install_missing() {
     local missing=() package

@@ -100,15 +100,16 @@ public final class ReachdProcess: Sendable {
                 ip route add default via 192.0.2.1 && exec "$0" "$@"
                 """
             launcherArguments = (geteuid() == 0 ? [] : ["--map-root-user"])
-                + ["--net", "--mount", "--", "/bin/sh", "-c", setup] + (dropPrivileges.isEmpty ? [] : dropPrivileges)
+                + ["--net", "--mount", "--", "/bin/sh", "-c", setup] + dropPrivileges
                 + [Self.executable] + reachdArguments
         case .named(let name):
             launcher = "/usr/sbin/ip"
             launcherArguments = ["netns", "exec", name] + dropPrivileges + [Self.executable] + reachdArguments
         case .testNamespace, .current:
             if case .testNamespace = network { try Self.requireTestNamespace() }
-            launcher = dropPrivileges.first ?? Self.executable
-            launcherArguments = dropPrivileges.dropFirst() + (dropPrivileges.isEmpty ? [] : [Self.executable]) + reachdArguments
+            let command = dropPrivileges + [Self.executable] + reachdArguments
+            launcher = command[0]
+            launcherArguments = Array(command.dropFirst())
         }
         process = try ChildProcess(launcher, launcherArguments, environment: environment,
                                    unsetting: unsetting, keepFatalWarnings: true)
