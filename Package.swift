@@ -5,11 +5,11 @@ import PackageDescription
 let package = Package(
     name: "reachd",
     products: [
-        .library(name: "EventLoops", targets: ["EventLoops"]),
-        .library(name: "DBus", targets: ["DBus"]),
-        .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
-        .library(name: "Reachability", targets: ["Reachability"]),
-        .library(name: "ReachabilityNotifications", targets: ["ReachabilityNotifications"]),
+        .library(name: "ReachdEventLoops", targets: ["ReachdEventLoops"]),
+        .library(name: "ReachdDBus", targets: ["ReachdDBus"]),
+        .library(name: "ReachdCore", targets: ["ReachdCore"]),
+        .library(name: "ReachdKit", targets: ["ReachdKit"]),
+        .library(name: "ReachdKitNotifications", targets: ["ReachdKitNotifications"]),
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
     ],
@@ -19,128 +19,128 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
-        // libdbus-1 as the system provides it; only CShims and DBus import it.
+        // libdbus-1 as the system provides it; only CReachdDBusShims and ReachdDBus import it.
         .systemLibrary(
-            name: "CDBus",
+            name: "CReachdDBus",
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // One-line C wrappers for the libdbus macros and constants Swift cannot import.
-        .target(name: "CShims", dependencies: ["CDBus"]),
+        .target(name: "CReachdDBusShims", dependencies: ["CReachdDBus"]),
         // The epoll, eventfd and signalfd headers Glibc's module lacks; headers only.
-        .systemLibrary(name: "CEventLoops"),
+        .systemLibrary(name: "CReachdEventLoops"),
         // glibc malloc tuning (<malloc.h>) for the service executable.
-        .target(name: "CMemory"),
+        .target(name: "CReachdMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
-        .target(name: "CNetlink"),
+        .target(name: "CReachdNetlink"),
         // libidn2 as the system provides it (IDNA 2008, UTS #46); only
-        // ReachabilityEngine's IDNA.swift imports it.
+        // ReachdEngine's IDNA.swift imports it.
         .systemLibrary(
-            name: "CIDN2",
+            name: "CReachdIDN2",
             pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"])]
         ),
         // One thread's epoll loop: descriptors, timers, signals, Swift's executors.
-        .target(name: "EventLoops", dependencies: ["CEventLoops"]),
+        .target(name: "ReachdEventLoops", dependencies: ["CReachdEventLoops"]),
         // Swift over libdbus, on an event loop: connection, messages, exported objects.
-        .target(name: "DBus", dependencies: ["CDBus", "CShims", "EventLoops"]),
+        .target(name: "ReachdDBus", dependencies: ["CReachdDBus", "CReachdDBusShims", "ReachdEventLoops"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
-        .target(name: "ReachabilityCore"),
+        .target(name: "ReachdCore"),
         // The D-Bus contract spelled once: names, errors and property tables,
         // for the service and the client library alike.
-        .target(name: "ReachabilityContract", dependencies: ["DBus", "ReachabilityCore"]),
+        .target(name: "ReachdContract", dependencies: ["ReachdDBus", "ReachdCore"]),
         // The engine (contract 4, §3.1): the sources (NetworkManager, systemd-networkd, the
         // kernel, reachd's own check), the change merger and the host monitors, with no front
         // end. reachd serves it on a bus; the client library runs it in-process.
         .target(
-            name: "ReachabilityEngine",
+            name: "ReachdEngine",
             dependencies: [
-                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "CNetlink", "CIDN2",
+                "ReachdDBus", "ReachdEventLoops", "ReachdCore", "ReachdContract", "CReachdNetlink", "CReachdIDN2",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The service's bus front end: the exported objects, the caller policy, the name.
         .target(
-            name: "ReachabilityService",
+            name: "ReachdService",
             dependencies: [
-                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "ReachabilityEngine",
+                "ReachdDBus", "ReachdEventLoops", "ReachdCore", "ReachdContract", "ReachdEngine",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // reachd's version, one string generated from VERSION and the commit before each build
         // (Scripts/lib/version.sh), for `--version` of both executables.
-        .target(name: "BuildVersion", plugins: ["BuildVersionPlugin"]),
-        .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
+        .target(name: "ReachdBuildVersion", plugins: ["ReachdBuildVersionPlugin"]),
+        .plugin(name: "ReachdBuildVersionPlugin", capability: .buildTool()),
         // The executable: arguments, logging, signals, the one event loop. Thin.
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "EventLoops", "ReachabilityCore", "ReachabilityEngine", "ReachabilityService", "CMemory", "BuildVersion",
+                "ReachdEventLoops", "ReachdCore", "ReachdEngine", "ReachdService", "CReachdMemory", "ReachdBuildVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The client library: AFNetworkReachabilityManager's API over reachd.
-        // It imports DBus and the contract internally (SE-0409): its users never see them.
+        // It imports ReachdDBus and the contract internally (SE-0409): its users never see them.
         // Foundation-free, so that clients (reachctl among them) do not carry ICU.
         // Where no reachd shares the app's network namespace, it runs reachd's engine in-process.
         .target(
-            name: "Reachability",
+            name: "ReachdKit",
             dependencies: [
-                "DBus", "EventLoops", "ReachabilityCore", "ReachabilityContract", "ReachabilityEngine",
+                "ReachdDBus", "ReachdEventLoops", "ReachdCore", "ReachdContract", "ReachdEngine",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // AFNetworking's NotificationCenter notification, for apps that want Foundation.
-        .target(name: "ReachabilityNotifications", dependencies: ["Reachability"]),
+        .target(name: "ReachdKitNotifications", dependencies: ["ReachdKit"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "Reachability", "BuildVersion", "EventLoops",
+                "ReachdKit", "ReachdBuildVersion", "ReachdEventLoops",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         // The test harness the test targets share: child processes, private
         // buses, command-line tools, reachd and python-dbusmock's NetworkManager.
-        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
+        .target(name: "ReachdTestSupport", dependencies: ["ReachdDBus"], path: "Tests/ReachdTestSupport"),
         .testTarget(
-            name: "EventLoopsTests",
-            dependencies: ["EventLoops", .product(name: "PropertyBased", package: "swift-property-based")]
+            name: "ReachdEventLoopsTests",
+            dependencies: ["ReachdEventLoops", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "EventLoops", "TestSupport"]),
+        .testTarget(name: "ReachdDBusTests", dependencies: ["ReachdDBus", "ReachdEventLoops", "ReachdTestSupport"]),
         // End to end: the reachd executable on private buses, against
         // python-dbusmock's NetworkManager and the real one in a namespace.
-        .testTarget(name: "ReachdTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
-        .testTarget(name: "HostMonitorTests", dependencies: ["DBus", "ReachabilityCore", "reachd", "TestSupport"]),
+        .testTarget(name: "ReachdTests", dependencies: ["ReachdDBus", "ReachdCore", "reachd", "ReachdTestSupport"]),
+        .testTarget(name: "ReachdHostMonitorTests", dependencies: ["ReachdDBus", "ReachdCore", "reachd", "ReachdTestSupport"]),
         // A small program embedding the library, run by the tests where an app would run (a
         // container with no bus, another network namespace): one line per update.
-        .executableTarget(name: "reachability-updates", dependencies: ["Reachability"], path: "Tests/Fixtures/ReachabilityUpdates"),
-        .testTarget(name: "ReachabilityTests",
-                    dependencies: ["Reachability", "ReachabilityNotifications", "reachd", "reachctl", "reachability-updates", "TestSupport"]),
+        .executableTarget(name: "reachd-kit-updates", dependencies: ["ReachdKit"], path: "Tests/Fixtures/ReachdKitUpdates"),
+        .testTarget(name: "ReachdKitTests",
+                    dependencies: ["ReachdKit", "ReachdKitNotifications", "reachd", "reachctl", "reachd-kit-updates", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
         // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
-        .testTarget(name: "GioModuleTests", dependencies: ["reachd", "TestSupport"], exclude: ["consumers"]),
+        .testTarget(name: "ReachdGioModuleTests", dependencies: ["reachd", "ReachdTestSupport"], exclude: ["consumers"]),
         // The service's pure parts, without root, buses or network: netlink
         // parsing, host grammar, IDNA, the NetworkManager property cache, the merger.
         .testTarget(
-            name: "ReachabilityServiceTests",
+            name: "ReachdServiceTests",
             dependencies: [
-                "ReachabilityService", "ReachabilityEngine", "DBus", "ReachabilityCore",
+                "ReachdService", "ReachdEngine", "ReachdDBus", "ReachdCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "ReachabilityContractTests",
+            name: "ReachdContractTests",
             dependencies: [
-                "ReachabilityContract",
+                "ReachdContract",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
-            name: "ReachabilityCoreTests",
+            name: "ReachdCoreTests",
             dependencies: [
-                "ReachabilityCore",
+                "ReachdCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -5,7 +5,7 @@
 # and runs processes as other users).
 #
 # The bus: Debian's /usr/share/dbus-1/system.conf (deny by default: a name is owned and a method
-# called only where a policy file allows it) with the edits Tests/TestSupport's
+# called only where a policy file allows it) with the edits Tests/ReachdTestSupport's
 # PrivateBus(debianSystemBusWith:) makes: no user, fork, pidfile, syslog, servicehelper or
 # standard_system_servicedirs; a listen path in a world-readable folder of its own; the
 # machine's /usr/share/dbus-1/system.d (NetworkManager's policy: the mock, as root, owns its
@@ -29,7 +29,7 @@
 # shellcheck shell=bash disable=SC2154
 
 # si_as USER COMMAND...: exec COMMAND as USER with its own group and no other (as the system unit
-# and Tests/TestSupport's SystemInstance.run do). It replaces the shell, so that a background
+# and Tests/ReachdTestSupport's SystemInstance.run do). It replaces the shell, so that a background
 # job's $! is COMMAND itself: call it in the background or in $(…).
 si_as() {
     local user="$1"

@@ -17,7 +17,7 @@ REACHD_TEST_PACKAGES=(
     man-db dpkg-dev lintian       # manual pages rendered; the Debian package built and checked
     libglib2.0-dev libglib2.0-dev-bin gcc  # gdbus-codegen on the interface files, its C client built
     qtbase5-dev-tools             # qdbusxml2cpp on the interface files
-    python3-gi gir1.2-glib-2.0    # a GLib app asking for its network monitor (GioModuleTests)
+    python3-gi gir1.2-glib-2.0    # a GLib app asking for its network monitor (ReachdGioModuleTests)
     xdg-desktop-portal valgrind   # the portal over the GIO module; memcheck of the module
     strace                        # zero system calls while idle, counted (kernel path, connectivity check)
     zsh fish                      # reachctl's completion scripts, run by the shells they are for
@@ -72,7 +72,7 @@ say() { printf '==> %s\n' "$*" >&2; }
 # debian_system_bus_config SOCKET POLICIES: Debian's own deny-by-default system.conf for a private
 # system bus, on stdout: no user, fork, pidfile, syslog or activation helper, listening on SOCKET,
 # with the machine's /usr/share/dbus-1/system.d (NetworkManager's policy) and the policy folder
-# POLICIES (reachd's, staged) included. As Tests/TestSupport's PrivateBus(debianSystemBusWith:).
+# POLICIES (reachd's, staged) included. As Tests/ReachdTestSupport's PrivateBus(debianSystemBusWith:).
 debian_system_bus_config() {
     sed -e 's#<\(user\|pidfile\|servicehelper\|listen\)>[^<]*</\1>##' \
         -e 's#<\(fork\|syslog\|standard_system_servicedirs\)/>##' \

@@ -1,6 +1,6 @@
 # reachd's GIO network-monitor module (Sources/reachd-gio-module): how it is built, where it is
 # installed and how GIO learns of it. Sourced, not run, by Scripts/install, Scripts/package,
-# Scripts/bench and the GioModuleTests; needs common.sh's REACHD_ROOT and say.
+# Scripts/bench and the ReachdGioModuleTests; needs common.sh's REACHD_ROOT and say.
 #
 # Built with cc and `pkg-config gio-2.0` rather than as a SwiftPM target: the module is one
 # small C library that goes into other people's processes, so its link must carry no Swift

@@ -4,7 +4,7 @@
 # reachctl's page and completions come from its argument parser (swift-argument-parser's
 # generate-manual tool and --generate-completion-script), so they cannot drift from the
 # options reachctl takes; reachd parses its options itself, so its page is written by hand
-# (man/reachd.8) and Tests/ReachabilityTests/ManualPageTests holds it to reachd's parser.
+# (man/reachd.8) and Tests/ReachdKitTests/ManualPageTests holds it to reachd's parser.
 #
 # What generate-manual cannot know is written by hand too: reachctl(1)'s ENVIRONMENT, FILES,
 # EXAMPLES and SEE ALSO are in man/reachctl.1.extra and are put into the generated page here.

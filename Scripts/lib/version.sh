@@ -2,7 +2,7 @@
 # Prints reachd's version: the one place every binary, package and page takes it from.
 #   Scripts/lib/version.sh                 → 1.1.0, or 1.1.0+git20261125.abc1234 from a checkout
 #   Scripts/lib/version.sh --swift FILE    → FILE holds it as Swift (`reachdVersion`), rewritten
-#                                            only when it changed (for the BuildVersionPlugin;
+#                                            only when it changed (for the ReachdBuildVersionPlugin;
 #                                            an unchanged string then recompiles nothing)
 # The release number is the first line of VERSION at the project's root. Built from a git
 # checkout whose HEAD is not the tag v<release>, the last commit's date and short hash follow

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import ReachdKit
 
 /// reachctl's exit statuses: part of its interface. `reachctl --help` lists them all; each
 /// command's help lists the ones that command can give, in its own words.

@@ -1,5 +1,5 @@
 import Glibc
-import Reachability
+import ReachdKit
 
 /// What a failed call to reachd means for the person at the terminal, and what fixes it.
 ///

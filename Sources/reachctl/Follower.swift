@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import ReachdKit
 
 /// `watch` and `host --watch`: prints each update until interrupted. While reachd cannot be
 /// reached, standard output shows Unknown and standard error says why and what would fix it —

@@ -1,4 +1,4 @@
-import Reachability
+import ReachdKit
 
 /// Why a `wait --host` host is not reached, in words, from reachd's answer and, where reachd's
 /// answer cannot tell, reachctl's own lookup of the name (`NameLookup`).

@@ -1,5 +1,5 @@
 import Glibc
-import Reachability
+import ReachdKit
 
 /// `reachctl wait -i IF[:LEVEL]`: one interface's condition, judged from reachd's
 /// `AvailableInterfaces` (links that could carry a path and are up with carrier).

@@ -1,5 +1,5 @@
 import Glibc
-import Reachability
+import ReachdKit
 
 /// How reachctl prints: human lines with the localized status and the flag names, or JSON.
 enum Output {

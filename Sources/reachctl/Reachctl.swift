@@ -1,8 +1,8 @@
 import ArgumentParser
-import BuildVersion
+import ReachdBuildVersion
 import Glibc
 
-/// `reachctl`: reachd's reachability for people and scripts, over the `Reachability` library.
+/// `reachctl`: reachd's reachability for people and scripts, over the `ReachdKit` library.
 /// `ReachctlMain` runs it.
 struct Reachctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

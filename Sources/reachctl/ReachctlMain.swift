@@ -1,4 +1,4 @@
-import EventLoops
+import ReachdEventLoops
 import Glibc
 
 /// reachctl's entry point. Its commands run on one event loop on the main thread, made Swift

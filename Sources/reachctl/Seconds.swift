@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import ReachdKit
 
 /// A number of seconds on the command line: decimals allowed, `inf` (or `infinity`) for no limit
 /// where the option takes it.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import Reachability
+import ReachdKit
 
 /// `--service session|system|in-process`: who answers, as `REACHD_SERVICE` chooses (contract 4,
 /// §2.1). Without it, the nearest: reachd on the session bus, else on the system bus, else reachd's

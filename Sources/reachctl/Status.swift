@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import ReachdKit
 
 extension Reachctl {
     struct Status: AsyncParsableCommand {

@@ -1,4 +1,4 @@
-import Reachability
+import ReachdKit
 
 /// What `reachctl wait` waits for, judged on one update from reachd. Pure: the same
 /// update gives the same verdict.

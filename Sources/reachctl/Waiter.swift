@@ -1,5 +1,5 @@
 import Glibc
-import Reachability
+import ReachdKit
 
 /// Runs one `reachctl wait`: reads reachd for the default route and for each `--host`
 /// (activating reachd where installed), then waits for reachd's signals until the condition

@@ -1,10 +1,10 @@
-import BuildVersion
-import CMemory
-import EventLoops
+import ReachdBuildVersion
+import CReachdMemory
+import ReachdEventLoops
 import Glibc
 import Logging
-import ReachabilityEngine
-import ReachabilityService
+import ReachdEngine
+import ReachdService
 import Synchronization
 
 /// `reachd`: network reachability for the session, AFNetworking-style, over D-Bus.

@@ -1,6 +1,6 @@
 import Glibc
-import ReachabilityEngine
-import ReachabilityService
+import ReachdEngine
+import ReachdService
 
 /// reachd.conf, found, read and applied once at start, or checked (`reachd --check-config`).
 ///

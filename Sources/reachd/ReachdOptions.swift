@@ -1,6 +1,6 @@
-import ReachabilityCore
-import ReachabilityEngine
-import ReachabilityService
+import ReachdCore
+import ReachdEngine
+import ReachdService
 
 /// What reachd runs with: its command line over its configuration file over
 /// these defaults.

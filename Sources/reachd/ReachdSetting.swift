@@ -1,6 +1,6 @@
-import ReachabilityCore
-import ReachabilityEngine
-import ReachabilityService
+import ReachdCore
+import ReachdEngine
+import ReachdService
 
 /// One thing reachd can be told, spelled once: its command-line option, its key in reachd.conf,
 /// its line in `--help`, how a value changes ReachdOptions, and how the value in force is

@@ -1,5 +1,5 @@
-import DBus
-import TestSupport
+import ReachdDBus
+import ReachdTestSupport
 import Testing
 
 /// Whatever a client sends, reachd answers with the precise standard error

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// The change path end to end: what reachd announces when its sources are

@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// `CheckConnectivity()`: NetworkManager's check, run now, answered in reachd's words;

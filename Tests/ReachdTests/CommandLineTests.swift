@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd's command line, and the shape of the running process, as an

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd.conf, as an administrator uses it for a reachd that D-Bus or systemd starts:

@@ -1,6 +1,6 @@
-import DBus
+import ReachdDBus
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// The object reachd serves is exactly the contract in

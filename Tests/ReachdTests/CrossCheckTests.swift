@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// NetworkManager checked against the kernel (contract 2 §1, docs/administrators/sources.md, "When

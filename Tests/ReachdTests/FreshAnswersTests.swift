@@ -1,5 +1,5 @@
-import DBus
-import TestSupport
+import ReachdDBus
+import ReachdTestSupport
 import Testing
 
 /// reachd builds its answers to `GetStatus`, `GetPath`, `Get` and `GetAll` once per change and

@@ -1,6 +1,6 @@
 import Foundation
-import ReachabilityCore
-import TestSupport
+import ReachdCore
+import ReachdTestSupport
 import Testing
 
 /// The interface files as developers get them. `Scripts/install` (and so the Debian package,

@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// The parser the contract tests read dbus/*.xml and Introspect replies with refuses what a

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// How reachd starts, hands over and stops (docs/design.md, "Start-up";

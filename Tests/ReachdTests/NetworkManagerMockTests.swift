@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd publishes what NetworkManager (python-dbusmock's template on a

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd answers for its own network namespace only (contract 4, §2.1): it says which one it

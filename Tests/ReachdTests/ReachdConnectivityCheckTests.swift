@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd's own connectivity check (contract 3, §2.3), where NetworkManager does not check:
@@ -152,7 +152,7 @@ struct ReachdConnectivityCheckTests {
     /// reachd in the lab's client namespace, without NetworkManager (no system bus), checking with `arguments`.
     static func withReachd(_ lab: Lab, _ arguments: [String], systemBus: String = absentSystemBusAddress(),
                            _ body: (ReachdProcess) async throws -> Void) async throws {
-        try await TestSupport.withReachd(session: lab.session, systemBus: systemBus, network: .named(lab.client),
+        try await ReachdTestSupport.withReachd(session: lab.session, systemBus: systemBus, network: .named(lab.client),
                                          arguments: ["--no-config", "--log-level", "debug"] + arguments, body)
     }
 

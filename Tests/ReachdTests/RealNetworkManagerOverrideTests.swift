@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// contract-2 §1.6 over the real NetworkManager: where its word and the kernel's differ,

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// contract-2 §1.6 T1.7 over the real NetworkManager with its connectivity check on

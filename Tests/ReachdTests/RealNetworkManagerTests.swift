@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd against a real NetworkManager managing a veth in network namespaces

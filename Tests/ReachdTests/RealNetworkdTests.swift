@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd with the real systemd-networkd as a source (contract 3, §3.3), in network namespaces

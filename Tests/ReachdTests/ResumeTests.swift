@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// Waking from sleep: whatever happened while the machine slept, reachd looks again.

@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// The first answer after the name appears is already the real one

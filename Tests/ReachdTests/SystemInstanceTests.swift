@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// `reachd --system` (contract 4, §1): the same service on the system bus for every local

@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "ReachabilityExample",
-            dependencies: [.product(name: "Reachability", package: "reachd")]
+            dependencies: [.product(name: "ReachdKit", package: "reachd")]
         ),
     ]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 
 /// A file or a text as expat reads it, through python3's xml.dom.minidom: the parser
 /// gdbus-codegen reads interface files with, and not ours, so it can judge both our files

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 
 /// One interface of a D-Bus introspection document, as sets that compare
 /// regardless of order and layout.

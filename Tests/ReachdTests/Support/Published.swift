@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 
 /// The reachability properties of `io.reachd.Reachability1` as a client reads them.
 /// Tests write these by hand from docs/mapping.md's tables.

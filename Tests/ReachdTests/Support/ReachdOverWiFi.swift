@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 import Testing
 
 /// reachd (with `arguments`) over a NetworkManager connected over Wi-Fi, with an

@@ -1,4 +1,4 @@
-import TestSupport
+import ReachdTestSupport
 
 extension ReachdProcess {
     /// What reachd publishes from the kernel in `.privateWithDefaultRoute`

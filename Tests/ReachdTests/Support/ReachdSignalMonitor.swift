@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ReachdTestSupport
 
 /// A signal from reachd's object as `gdbus monitor` prints it.
 enum ReachdSignal: Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 // Prints the network's reachability once, as the nearest reachd publishes it (or, where none
 // shares this process's network namespace, as reachd's engine run in this process computes it):
 // first AFNetworking's way, then NWPathMonitor's.
-import Reachability
+import ReachdKit
 
 let manager = NetworkReachabilityManager.shared
 

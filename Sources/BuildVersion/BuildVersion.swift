@@ -1,5 +1,0 @@
-// The constant `reachdVersion` is generated before each build by the BuildVersionPlugin,
-// from Scripts/lib/version.sh: see Plugins/BuildVersionPlugin/plugin.swift.
-//
-// This module holds nothing else, so that the executables that print the version
-// (reachd, reachctl) depend on no more than one string.

@@ -1,1 +1,0 @@
-// Header-only target: see include/CMemory.h.

@@ -1,0 +1,305 @@
+import CReachdDBus
+import ReachdEventLoops
+import Glibc
+
+/// A connection to a message bus, owned by one event-loop thread.
+///
+/// `Connection` is an actor whose executor is its `EventLoop`: every isolated
+/// method, and every libdbus callback, runs on that one thread, which is the
+/// only thread that ever touches the `DBusConnection`. Callers anywhere use it
+/// through `await`.
+///
+/// ```swift
+/// let bus = try await Connection.session()
+/// let reply = try await bus.call(.methodCall(destination: .bus, path: "/org/freedesktop/DBus",
+///                                            interface: .bus, member: "GetId"))
+/// ```
+public actor Connection {
+    public let loop: EventLoop
+    /// False when the caller lent the loop (`open(address:loop:)`): then it
+    /// may carry other work, and closing the connection leaves it running.
+    private let ownsLoop: Bool
+    let raw: OpaquePointer
+    let mainLoop: LibdbusMainLoop
+    public private(set) var uniqueName: BusName?
+    public private(set) var isConnected = true
+    var objects = ObjectTable()
+    /// Replies of `objects` that are sent again while their generation holds.
+    var replies = ReplyCache()
+    /// Consulted before any call reaches `objects` (see `CallAdmission`); nil admits all.
+    var callAdmission: CallAdmissionHook?
+    var subscriptions: [Int: SignalSubscription] = [:]
+    var nextSubscriptionID = 0
+    var pendingCalls: [Int: PendingCall] = [:]
+    var nextCallID = 0
+    var disconnectWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextWaiterID = 0
+    private var closed = false
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    private init(loop: EventLoop, ownsLoop: Bool, raw: OpaquePointer) {
+        self.loop = loop
+        self.ownsLoop = ownsLoop
+        self.raw = raw
+        self.mainLoop = LibdbusMainLoop(loop: loop, connection: raw)
+    }
+
+    // MARK: Opening
+
+    /// Connects to the bus at `address` (e.g. `unix:path=/run/dbus/system_bus_socket`)
+    /// and registers with it (`Hello`). Each connection gets its own loop thread
+    /// unless `loop` is given.
+    public static func open(address: String, loop: EventLoop? = nil) async throws -> Connection {
+        dbus_threads_init_default()
+        var error = CReachdDBus.DBusError()
+        dbus_error_init(&error)
+        guard let raw = dbus_connection_open_private(address, &error) else {
+            defer { dbus_error_free(&error) }
+            throw DBusError(
+                name: ErrorName(rawValue: error.name.map { String(cString: $0) } ?? "") ?? "org.freedesktop.DBus.Error.Failed",
+                message: error.message.map { String(cString: $0) } ?? "could not connect to \(address)")
+        }
+        let connection: Connection
+        do {
+            connection = Connection(loop: try loop ?? EventLoop(name: "dbus \(address)"), ownsLoop: loop == nil, raw: raw)
+        } catch {
+            dbus_connection_close(raw)
+            dbus_connection_unref(raw)
+            throw error
+        }
+        try await connection.start()
+        return connection
+    }
+
+    /// The session bus named by `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
+    public static func session(loop: EventLoop? = nil) async throws -> Connection {
+        if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty {
+            return try await open(address: address, loop: loop)
+        }
+        if let runtime = environment("XDG_RUNTIME_DIR"), access(runtime + "/bus", F_OK) == 0 {
+            return try await open(address: "unix:path=\(runtime)/bus", loop: loop)
+        }
+        throw NoSessionBusError()
+    }
+
+    /// The system bus named by `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
+    public static func system(loop: EventLoop? = nil) async throws -> Connection {
+        let address = environment("DBUS_SYSTEM_BUS_ADDRESS").flatMap { $0.isEmpty ? nil : $0 }
+        return try await open(address: address ?? "unix:path=/run/dbus/system_bus_socket", loop: loop)
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    private func start() async throws {
+        // libdbus's default for bus connections is to exit the process when
+        // the bus goes away; we report it and let the owner decide.
+        dbus_connection_set_exit_on_disconnect(raw, 0)
+        try mainLoop.attach()
+        dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
+        let reply = try await callBus("Hello")
+        guard let name = reply.first?.stringValue.flatMap(BusName.init(rawValue:)) else {
+            throw DBusError.failed("the bus answered Hello without a unique name")
+        }
+        uniqueName = name
+        _ = dbus_bus_set_unique_name(raw, name.rawValue)
+    }
+
+    // MARK: Closing
+
+    /// Closes the connection: pending calls fail, subscriptions end, and the
+    /// loop stops once the connection is gone, unless it was lent.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
+        dbus_connection_close(raw)
+        markDisconnected()
+        mainLoop.detach()
+    }
+
+    // Runs on the loop thread, the only one allowed to touch `raw`. The loop
+    // stays up until here so that calls made after `close()` still get an
+    // answer (a "disconnected" error) instead of hanging.
+    isolated deinit {
+        if !closed {
+            dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
+            dbus_connection_close(raw)
+            mainLoop.detach()
+        }
+        dbus_connection_unref(raw)
+        if ownsLoop { loop.shutdown() }
+    }
+
+    /// Returns once the connection to the bus is lost or closed, or when the
+    /// waiting task is cancelled.
+    public func waitUntilDisconnected() async {
+        guard isConnected else { return }
+        nextWaiterID += 1
+        let id = nextWaiterID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    disconnectWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        disconnectWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    func markDisconnected() {
+        guard isConnected else { return }
+        isConnected = false
+        for subscription in subscriptions.values { subscription.finish() }
+        subscriptions = [:]
+        for call in pendingCalls.values { call.cancel(with: .disconnected("the connection to the bus was closed")) }
+        pendingCalls = [:]
+        let waiters = disconnectWaiters.values
+        disconnectWaiters = [:]
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Incoming
+
+    /// Every incoming message passes here, on the loop thread, in arrival order.
+    fileprivate func receive(_ rawMessage: OpaquePointer) -> DBusHandlerResult {
+        switch dbus_message_get_type(rawMessage) {
+        case DBUS_MESSAGE_TYPE_SIGNAL:
+            receiveSignal(rawMessage)
+        case DBUS_MESSAGE_TYPE_METHOD_CALL:
+            receiveCall(MessageReader.read(rawMessage))
+        default:
+            // Replies are consumed by libdbus for their pending calls.
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+        return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    private func receiveSignal(_ rawMessage: OpaquePointer) {
+        if dbus_message_is_signal(rawMessage, InterfaceName.local.rawValue, "Disconnected") != 0 {
+            markDisconnected()
+            return
+        }
+        // Decode only signals somebody subscribed to.
+        guard !subscriptions.isEmpty else { return }
+        let message = MessageReader.read(rawMessage)
+        for id in subscriptions.keys.sorted() {
+            subscriptions[id]?.deliverIfMatching(message)
+        }
+    }
+
+    // MARK: Outgoing
+
+    /// Sends a message without waiting for a reply; returns its serial.
+    @discardableResult
+    public func send(_ message: Message) throws(DBusError) -> UInt32 {
+        guard isConnected else { throw .disconnected("not connected to the bus") }
+        let rawMessage = try MessageWriter.make(message)
+        defer { dbus_message_unref(rawMessage) }
+        return try send(raw: rawMessage)
+    }
+
+    /// Queues a libdbus message the caller keeps owning; returns its serial.
+    @discardableResult
+    func send(raw rawMessage: OpaquePointer) throws(DBusError) -> UInt32 {
+        guard isConnected else { throw .disconnected("not connected to the bus") }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(raw, rawMessage, &serial) != 0 else {
+            throw .noMemory("libdbus could not queue the message")
+        }
+        return serial
+    }
+
+    /// Emits a signal from an object of ours.
+    public func emitSignal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, body: [DBusValue] = []
+    ) throws(DBusError) {
+        try send(.signal(path: path, interface: interface, member: member, body: body))
+    }
+
+    /// Calls a method and waits for its reply without blocking the loop.
+    ///
+    /// An error reply throws `DBusError` with the remote error's name. The
+    /// continuation is resumed exactly once: by the reply, by libdbus's own
+    /// timeout (`NoReply`), by disconnection, or by task cancellation.
+    public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws -> Message {
+        var message = message
+        message.noReplyExpected = false
+        guard isConnected else { throw DBusError.disconnected("not connected to the bus") }
+        nextCallID += 1
+        let id = nextCallID
+        let reply = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+                startCall(message, id: id, timeout: timeout, continuation: continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelCall(id) }
+        }
+        if let error = reply.error { throw error }
+        return reply
+    }
+
+    /// Calls a method and returns the reply's body.
+    public func call(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        body: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
+        try await call(.methodCall(destination: destination, path: path, interface: interface, member: member, body: body),
+                       timeout: timeout).body
+    }
+
+    /// A method of the bus daemon itself.
+    func callBus(_ member: MemberName, _ body: [DBusValue] = []) async throws -> [DBusValue] {
+        try await call(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: member, body: body)
+    }
+
+    private func startCall(
+        _ message: Message, id: Int, timeout: Duration,
+        continuation: CheckedContinuation<Message, any Error>
+    ) {
+        let rawMessage: OpaquePointer
+        do {
+            rawMessage = try MessageWriter.make(message)
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        defer { dbus_message_unref(rawMessage) }
+        let pending = PendingCall(continuation: continuation) { [weak self] in
+            self?.assumeIsolated { $0.pendingCalls[id] = nil }
+        }
+        var rawPending: OpaquePointer?
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard dbus_connection_send_with_reply(raw, rawMessage, &rawPending, milliseconds) != 0, let rawPending else {
+            // libdbus gives no pending call once the connection is disconnected.
+            pending.cancel(with: .disconnected("not connected to the bus"))
+            return
+        }
+        pendingCalls[id] = pending
+        pending.attach(rawPending)
+        if Task.isCancelled { cancelCall(id) }
+    }
+
+    private func cancelCall(_ id: Int) {
+        pendingCalls.removeValue(forKey: id)?.cancel(with: nil)
+    }
+}
+
+/// The one filter function of every connection; one constant so that
+/// `dbus_connection_remove_filter` finds the same pointer it was given.
+private let connectionFilter: DBusHandleMessageFunction = { _, message, context in
+    let connection = Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue()
+    // The pointer travels as bits only to satisfy the checker: the closure
+    // runs synchronously on this same thread.
+    let bits = UInt(bitPattern: message)
+    return connection.assumeIsolated { $0.receive(OpaquePointer(bitPattern: bits)!) }
+}

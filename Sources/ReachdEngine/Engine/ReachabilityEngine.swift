@@ -1,0 +1,274 @@
+import ReachdDBus
+import ReachdEventLoops
+import Glibc
+import Logging
+import ReachdCore
+import Synchronization
+
+/// reachd's engine: the sources (NetworkManager, systemd-networkd, the kernel, reachd's own
+/// connectivity check), the change merger and the host monitors, without any front end.
+///
+/// Two front ends use it (contract 4, §3.1; docs/design.md, "The change path"): reachd exports
+/// what it computes on a bus under its name, and the client library runs it in the app's own
+/// process when no reachd shares the app's network namespace. Both see the same values: the
+/// engine hands each to `announce` (after `initial`, the first), and host monitors' reports to
+/// the front end's `HostMonitorSink`.
+///
+/// ```swift
+/// let engine = try ReachdEngine(configuration: EngineConfiguration(), logger: logger, loop: loop,
+///                                     hostSink: sink, initial: { first in … }, announce: { value in … })
+/// let first = await engine.start()
+/// …
+/// await engine.stop()
+/// ```
+package final class ReachdEngine: Sendable {
+    /// The host monitors, for the front end's `ManagerFor*`, `CheckHost` and `Release`.
+    package let hosts: HostMonitorRegistry
+    /// `CheckConnectivity()`.
+    package let checker: ConnectivityChecker
+
+    private let configuration: EngineConfiguration
+    private let logger: Logger
+    private let loop: EventLoop
+    private let merger: ChangeMerger
+    private let resolver: Resolver
+    private let defaultRoutes: DefaultRouteSet
+    private let current: CurrentValue
+    private let running = Mutex<[Task<Void, Never>]>([])
+
+    /// `loop`: where the engine's sockets are watched (the netlink socket, the system bus
+    /// connection, the check's socket). `initial` gets the first value, `announce` each later one,
+    /// in order.
+    package init(
+        configuration: EngineConfiguration, logger: Logger, loop: EventLoop, hostSink: any HostMonitorSink,
+        initial: @escaping @Sendable (PublishedReachability) -> Void,
+        announce: @escaping @Sendable (PublishedReachability) async -> Void
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.loop = loop
+        let current = CurrentValue()
+        self.current = current
+        let routes = try RouteLookup()
+        let defaultRoutes = DefaultRouteSet()
+        self.defaultRoutes = defaultRoutes
+        let paths = KernelPathFinder(routes: routes, probes: Self.probes(configuration), defaultRoutes: defaultRoutes)
+        // One fair resolver for host monitors and reachd's own connectivity check.
+        let resolver = Resolver()
+        self.resolver = resolver
+        let hosts = HostMonitorRegistry(
+            evaluator: HostEvaluator(routes: routes, paths: paths, resolver: resolver),
+            limits: .init(perClient: configuration.maximumMonitorsPerClient, total: configuration.maximumMonitors),
+            logger: logger, sink: hostSink, portal: { current.value.connectivity == .portal },
+            networkIsUp: { current.value.status.isReachable })
+        self.hosts = hosts
+        checker = ConnectivityChecker()
+        merger = ChangeMerger(
+            settle: configuration.settle,
+            crossCheck: .init(overrides: configuration.overrides, delay: configuration.overrideDelay), logger: logger,
+            kernelPaths: { [reader = PathFactsReader(paths: paths, routes: routes, defaultRoutes: defaultRoutes)]
+                () throws(RouteLookupFailure) in try reader.read() },
+            start: { value in
+                current.value = value
+                initial(value)
+            },
+            announce: { value in
+                current.value = value
+                await announce(value)
+            },
+            sourcesChanged: { Task { await hosts.reevaluate() } })
+    }
+
+    /// The value computed last (Unknown before the first).
+    package var value: PublishedReachability { current.value }
+
+    /// Resolver threads alive now: 0 while no lookup is running or was run recently.
+    package var resolverThreads: Int { resolver.threadCount }
+
+    /// Starts every source and returns the first value, once NetworkManager's first word (or its
+    /// absence) and the kernel's paths are in.
+    package func start() async throws -> PublishedReachability {
+        var tasks: [Task<Void, Never>] = []
+        // reachd's own check, only with a URI: follows the merger's paths, reports to it.
+        if let checkConfiguration = configuration.connectivityCheck {
+            let merger = merger
+            let check = ReachdConnectivityCheck(
+                loop: loop, configuration: checkConfiguration, resolver: resolver, logger: logger,
+                report: { key, result in await merger.receive(.reachdCheck(key, result)) })
+            let (checkPaths, continuation) = AsyncStream.makeStream(of: CheckPaths.self, bufferingPolicy: .bufferingNewest(1))
+            await merger.followCheckPaths(continuation)
+            await checker.useOwnCheck(check)
+            tasks.append(Task { await check.follow(checkPaths) })
+            logger.info("connectivity check: \(checkConfiguration.uri) where NetworkManager does not check")
+        }
+        let kernelChanges = try await NetlinkChangeMonitor(
+            loop: loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
+        // A resume (logind's, or seen in the clocks) has NetworkManager read again.
+        let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // Kernel link events have systemd-networkd's links listed again (its DescribeLink sends no signal).
+        let (linkChanges, linkChanged) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        tasks.append(Task { await watchNetworkManager(resyncs: resyncs, resync: resync, networkdLinkChanges: linkChanges) })
+        tasks.append(Task { await forwardKernelChanges(kernelChanges, resync: resync, linksChanged: linkChanged) })
+        running.withLock { $0 += tasks }
+        return await merger.firstValue()
+    }
+
+    /// Stops the sources and the timers.
+    package func stop() async {
+        await merger.stop()
+        let tasks = running.withLock { running in
+            defer { running = [] }
+            return running
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    /// The probe addresses the configuration names (validated by the front end).
+    private static func probes(_ configuration: EngineConfiguration) -> KernelPathFinder.Probes {
+        var probes = KernelPathFinder.Probes.standard
+        if let text = configuration.probeIPv4, let address = IPAddress(strict: text) {
+            probes.ipv4 = [address]
+            probes.named.insert(.v4)
+        }
+        if let text = configuration.probeIPv6, let address = IPAddress(strict: text) {
+            probes.ipv6 = [address]
+            probes.named.insert(.v6)
+        }
+        return probes
+    }
+
+    /// Hands kernel changes to the merger, at most one evaluation per 250 ms
+    /// under sustained churn: a change sooner than that after the last one
+    /// waits out the rest (the stream keeps only the newest), so a routing
+    /// daemon rewriting thousands of routes a second costs four evaluations a
+    /// second, and a quiet kernel costs nothing (no timer is armed).
+    private func forwardKernelChanges(_ changes: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation? = nil,
+                                      linksChanged: AsyncStream<Void>.Continuation? = nil) async {
+        let interval = Duration.milliseconds(250)
+        var last: ContinuousClock.Instant?
+        // Without logind, a resume shows as the boot-time clock having run ahead; links
+        // coming back after a sleep are kernel changes, so they are where it is seen.
+        var sleeps = SuspendDetector()
+        for await _ in changes {
+            if let last, ContinuousClock.now - last < interval {
+                guard (try? await Task.sleep(until: last + interval)) != nil else { return }
+            }
+            last = .now
+            linksChanged?.yield()
+            if sleeps.sleptSinceLastCheck(bootTime: Self.clock(CLOCK_BOOTTIME), monotonic: Self.clock(CLOCK_MONOTONIC)) {
+                logger.info("resume: resynchronising (the boot-time clock ran ahead: the machine slept)")
+                resync?.yield()
+                await merger.receive(.resumed)
+            } else {
+                await merger.receive(.kernelChanged)
+            }
+        }
+    }
+
+    /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
+    private func watchNetworkManager(resyncs: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation,
+                                     networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
+        guard configuration.usesSystemBus else {
+            await merger.receive(.networkManager(nil))
+            return
+        }
+        let system: Connection
+        do {
+            if let address = configuration.systemBusAddress {
+                system = try await Connection.open(address: address, loop: loop)
+            } else {
+                system = try await Connection.system(loop: loop)
+            }
+        } catch {
+            logger.warning("no system bus (\(error)); following the kernel's routes")
+            await merger.receive(.networkManager(nil))
+            return
+        }
+        let resumes = Task { await followResumes(on: system, resync: resync) }
+        defer { resumes.cancel() }
+        let networkd = await watchNetworkd(on: system, linkChanges: networkdLinkChanges)
+        defer { networkd.cancel() }
+        let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        defer { Task { [checker] in await checker.attach(nil) } }
+        do {
+            try await backend.run(resyncs: resyncs) { [logger, checker, merger] snapshot in
+                if snapshot == nil { logger.notice("no word from NetworkManager (absent, or not answering yet); following the kernel's routes") }
+                await checker.attach(snapshot == nil ? nil : system, checking: snapshot?.connectivityCheckIsLive ?? false)
+                await merger.receive(.networkManager(snapshot))
+            }
+        } catch {
+            logger.error("watching NetworkManager failed: \(error)")
+            await merger.receive(.networkManager(nil))
+        }
+        await system.close()
+    }
+
+    /// Follows systemd-networkd on `system` (it counts only while NetworkManager is absent);
+    /// returns once its first word (or its absence) is with the merger, so that the first
+    /// value, which waits for NetworkManager's first word, already has it.
+    private func watchNetworkd(on system: Connection, linkChanges: AsyncStream<Void>) async -> Task<Void, Never> {
+        let (firstReport, reported) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let backend = NetworkdBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        let task = Task { [logger, merger] in
+            do {
+                try await backend.run(linkChanges: linkChanges) { snapshot in
+                    if let snapshot, !snapshot.isSource {
+                        logger.info("systemd-networkd is on the bus but has no OnlineState (no link is RequiredForOnline); not a source")
+                    }
+                    await merger.receive(.networkd(snapshot))
+                    reported.yield()
+                }
+            } catch {
+                logger.error("watching systemd-networkd failed: \(error)")
+                await merger.receive(.networkd(nil))
+            }
+            reported.finish()
+        }
+        for await _ in firstReport { break }
+        return task
+    }
+
+    private static func clock(_ id: clockid_t) -> Duration {
+        var now = timespec()
+        clock_gettime(id, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+    }
+
+    /// After a sleep nothing seen before may hold: logind's `PrepareForSleep(false)` has
+    /// NetworkManager read again, the kernel's paths recomputed and every host name
+    /// resolved again, then all of it once more 5 s later (a resume settles in steps).
+    /// Nothing is done before sleep: NetworkManager's ASLEEP and the links going down are
+    /// the truth then. Without logind on the bus nothing arrives, at no cost.
+    private func followResumes(on system: Connection, resync: AsyncStream<Void>.Continuation) async {
+        guard let signals = try? await system.signals(matching: MatchRule(
+            sender: "org.freedesktop.login1", interface: "org.freedesktop.login1.Manager",
+            member: "PrepareForSleep", path: "/org/freedesktop/login1")) else { return }
+        var again: Task<Void, Never>?
+        defer { again?.cancel() }
+        for await signal in signals {
+            guard case .boolean(false)? = signal.body.first else { continue }
+            again?.cancel()
+            let round = { @Sendable [logger, merger] (which: String) async in
+                logger.info("resume: resynchronising (\(which))")
+                resync.yield()
+                await merger.receive(.resumed)
+            }
+            await round("at wake")
+            again = Task {
+                guard (try? await Task.sleep(for: .seconds(5))) != nil else { return }
+                await round("5 s after wake")
+            }
+        }
+    }
+}
+
+/// The last value computed, for the host monitors' questions (is there a portal, is the network
+/// up) and the front end's reads.
+private final class CurrentValue: Sendable {
+    private let stored = Mutex(PublishedReachability.unknown)
+
+    var value: PublishedReachability {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,173 @@
+internal import ReachdDBus
+
+/// What the service says about one path at one moment: the values an `updates` stream carries.
+///
+/// For the default route (`NetworkReachabilityManager()`), these are the properties of
+/// `io.reachd.Reachability1`. A host manager's monitor publishes no `Metered`, `Connectivity`
+/// or `Backend`: there they stay `false`, `.unknown` and `nil`.
+///
+/// ```swift
+/// for await update in NetworkReachabilityManager.shared.updates {
+///     print(update.status, update.flags, update.interfaceType, update.isMetered)
+/// }
+/// ```
+public struct ReachabilityUpdate: Sendable, Hashable {
+    /// `Status`: AFNetworking's status.
+    public var status: NetworkReachabilityStatus
+    /// `Flags`: `SCNetworkReachabilityFlags`.
+    public var flags: ReachabilityFlags
+    /// `InterfaceType`: the medium of the path (`.none` when not reachable).
+    public var interfaceType: InterfaceType
+    /// `Interface`: the kernel's name of the interface, `""` when none.
+    public var interface: String
+    /// `Metered`: NetworkManager says the connection costs by volume (or, without it, it is WWAN).
+    public var isMetered: Bool
+    /// `Connectivity`: NetworkManager's connectivity check, or reachd's own where NetworkManager does not check
+    /// (`connectivityCheckSource` says which).
+    public var connectivity: Connectivity
+    /// `Backend`: the service's live source; `nil` when it has none or the service is not there.
+    public var backend: Backend?
+    /// `Source`: NetworkManager's word, refined or overridden by the kernel's path; `nil` when
+    /// the service has none (or is older than the path API).
+    public var source: ReachabilitySource?
+    /// `UnsatisfiedReason`: why the network is not usable (`.none` when reachable); `.unknown`
+    /// without a source.
+    public var unsatisfiedReason: UnsatisfiedReason = .unknown
+    /// `Level`: how far the network goes.
+    public var level: NetworkLevel = .unknown
+    /// `InterfaceVersion`: 4 for a reachd that says its `NetworkNamespace`, 3 for one with
+    /// `CaptivePortalURL` and its own connectivity check, 2 for
+    /// one with the path API, 1 (absent) before it.
+    public var interfaceVersion: UInt32 = 1
+    /// The path API's facts (`SupportsIPv4`, …, `AvailableInterfaces`); all false and empty
+    /// from an older reachd.
+    public var path: PathFacts = .none
+    /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
+    /// override, the word the service did not follow.
+    public var networkManagerState: NMState?
+    /// Who checked connectivity (`Details`' `check-source`): `networkmanager`, `reachd` (its own
+    /// check, where NetworkManager does not check), `nil` when nobody did.
+    public var connectivityCheckSource: String?
+    /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
+    public var captivePortalURL: String = ""
+    /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
+    /// `networkd-link-online`); empty unless `backend` is `.systemdNetworkd`.
+    public var networkdLinkOnlineStates: [String: String] = [:]
+    /// Who answered: reachd on the session bus, on the system bus, or the engine in this process
+    /// (contract 4, §2.1); nil while nobody does (Unknown). A move to another provider is one
+    /// update whose `service` changed.
+    public var service: ReachabilityProvider?
+    /// `NetworkNamespace`: the inode of the network namespace the answer is for (0 when the
+    /// service does not say: an older reachd).
+    public var networkNamespace: UInt64 = 0
+
+    public init(
+        status: NetworkReachabilityStatus, flags: ReachabilityFlags = [], interfaceType: InterfaceType = .none,
+        interface: String = "", isMetered: Bool = false, connectivity: Connectivity = .unknown,
+        backend: Backend? = nil, source: ReachabilitySource? = nil, unsatisfiedReason: UnsatisfiedReason = .none,
+        networkManagerState: NMState? = nil
+    ) {
+        self.source = source
+        self.unsatisfiedReason = unsatisfiedReason
+        self.networkManagerState = networkManagerState
+        self.status = status
+        self.flags = flags
+        self.interfaceType = interfaceType
+        self.interface = interface
+        self.isMetered = isMetered
+        self.connectivity = connectivity
+        self.backend = backend
+    }
+
+    /// What the client reports while it cannot hear the service: Status -1, Flags 0.
+    public static let unknown = ReachabilityUpdate(status: .unknown)
+
+    /// Reachable over any medium.
+    public var isReachable: Bool { status.isReachable }
+    /// Reachable over a cellular modem.
+    public var isReachableViaWWAN: Bool { status.isReachableViaWWAN }
+    /// Reachable, not over a cellular modem (AFNetworking's "WiFi").
+    public var isReachableViaWiFi: Bool { status.isReachableViaWiFi }
+}
+
+extension ReachabilityUpdate {
+    /// Applies properties as `GetAll` or `PropertiesChanged` carry them; unknown names and
+    /// values of the wrong type are ignored, so a newer service with more properties still works.
+    mutating func apply(_ properties: [String: DBusValue]) {
+        for (name, value) in properties {
+            switch (name, value.unwrappingVariant) {
+            case ("Status", .int32(let raw)):
+                status = NetworkReachabilityStatus(rawValue: raw) ?? .unknown
+            case ("Flags", .uint32(let raw)):
+                flags = ReachabilityFlags(rawValue: raw)
+            case ("InterfaceType", .string(let text)):
+                interfaceType = InterfaceType(rawValue: text) ?? .other
+            case ("Interface", .string(let text)):
+                interface = text
+            case ("Metered", .boolean(let metered)):
+                isMetered = metered
+            case ("Connectivity", .string(let text)):
+                connectivity = Connectivity(rawValue: text) ?? .unknown
+            case ("Backend", .string(let text)):
+                backend = Backend(rawValue: text)
+            case ("Source", .string(let text)):
+                source = ReachabilitySource(rawValue: text)
+            case ("UnsatisfiedReason", .string(let text)):
+                unsatisfiedReason = UnsatisfiedReason(rawValue: text) ?? .unknown
+            case ("Level", .string(let text)):
+                level = NetworkLevel(rawValue: text) ?? .unknown
+            case ("InterfaceVersion", .uint32(let version)):
+                interfaceVersion = version
+            case ("SupportsIPv4", .boolean(let value)):
+                path.supportsIPv4 = value
+            case ("SupportsIPv6", .boolean(let value)):
+                path.supportsIPv6 = value
+            case ("SupportsDNS", .boolean(let value)):
+                path.supportsDNS = value
+            case ("ConnectivityChecked", .boolean(let value)):
+                path.connectivityChecked = value
+            case ("UnderlyingInterfaceType", .string(let text)):
+                path.underlyingInterfaceType = text.isEmpty ? nil : InterfaceType(rawValue: text) ?? .other
+            case ("Gateways", .array(_, let items)):
+                path.gateways = items.compactMap(\.stringValue)
+            case ("AvailableInterfaces", .array(_, let items)):
+                path.availableInterfaces = items.compactMap { item in
+                    guard case .structure(let fields) = item, fields.count == 3, let name = fields[0].stringValue,
+                          let type = fields[1].stringValue, case .boolean(let hasPath) = fields[2] else { return nil }
+                    return PathFacts.AvailableInterface(name: name, type: InterfaceType(rawValue: type) ?? .other,
+                                                        hasInternetPath: hasPath)
+                }
+            case ("CaptivePortalURL", .string(let text)):
+                captivePortalURL = text
+            case ("NetworkNamespace", .uint64(let inode)):
+                networkNamespace = inode
+            case ("Details", let details):
+                let details = Self.properties(in: details)
+                networkdLinkOnlineStates = [:]
+                if case .dictionary(_, _, let entries)? = details["networkd-link-online"]?.unwrappingVariant {
+                    for entry in entries {
+                        if let name = entry.key.stringValue, let state = entry.value.stringValue { networkdLinkOnlineStates[name] = state }
+                    }
+                }
+                if case .uint32(let state)? = details["nm-state"]?.unwrappingVariant {
+                    networkManagerState = NMState(rawValue: state)
+                } else {
+                    networkManagerState = nil
+                }
+                connectivityCheckSource = details["check-source"]?.unwrappingVariant.stringValue
+            default:
+                break
+            }
+        }
+    }
+
+    /// The `a{sv}` of a `GetAll` reply or a `PropertiesChanged` signal as a dictionary.
+    static func properties(in value: DBusValue) -> [String: DBusValue] {
+        guard case .dictionary(_, _, let entries) = value else { return [:] }
+        var properties: [String: DBusValue] = [:]
+        for entry in entries {
+            if let name = entry.key.stringValue { properties[name] = entry.value }
+        }
+        return properties
+    }
+}

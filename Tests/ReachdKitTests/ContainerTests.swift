@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import ReachdTestSupport
+import Testing
+
+/// reachctl and the library where no reachd shares the caller's network namespace (contract 4,
+/// §2 and §3): in a container with no bus at all, and in one that reaches the user's session bus
+/// through its path socket. They answer from reachd's engine run in their own process, for the
+/// container's network: never Unknown for want of a bus, never the host's answer.
+@Suite("In a container: the answer for its own network, computed in-process", .timeLimit(.minutes(3)))
+struct ContainerTests {
+    /// The JSON object `reachctl status --json` printed, as text fields.
+    static func fields(_ json: String) -> [String: String] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return [:] }
+        return object.mapValues { "\($0)" }
+    }
+
+    @Test("with no bus at all: status, path, host and wait answer from this process, for the container's own link")
+    func everyCommandWorksWithoutABus() async throws {
+        try await withContainer { container in
+            let status = try await container.run(Executables.reachctl, ["status", "--json"])
+            #expect(status.status == 0, "\(status.transcript)")
+            let report = Self.fields(status.standardOutput)
+            #expect(report["service"] == "in-process" && report["interface"] == container.interface && report["status"] == "2",
+                    "\(status.transcript)")
+            let text = try await container.run(Executables.reachctl, ["status"], environment: ["LANG": "C"])
+            #expect(text.standardOutput.contains("answered by:  in this process: no reachd on the session or system bus shares this network namespace"),
+                    "\(text.transcript)")
+            let path = try await container.run(Executables.reachctl, ["path"])
+            #expect(path.standardOutput.hasPrefix("satisfied"), "\(path.transcript)")
+            #expect(path.standardOutput.contains("gateways:   \(container.gateway)"), "\(path.transcript)")
+            let host = try await container.run(Executables.reachctl, ["host", container.gateway])
+            #expect(host.status == 0 && host.standardOutput.contains("Reachable|IsDirect"), "\(host.transcript)")
+            let wait = try await container.run(Executables.reachctl, ["wait", "--level", "routable", "--timeout", "5"])
+            #expect(wait.status == 0, "\(wait.transcript)")
+
+            try await container.deleteDefaultRoute()
+            let down = try await container.run(Executables.reachctl, ["status", "--json"])
+            #expect(Self.fields(down.standardOutput)["unsatisfiedReason"] == "no-route", "\(down.transcript)")
+            let unreachable = try await container.run(Executables.reachctl, ["host", "198.51.100.1"])
+            #expect(unreachable.status == 1, "not reachable, not 'reachd unavailable': \(unreachable.transcript)")
+            // A timeout is 1, as anywhere; 3 (reachd unavailable) would say the tool could not tell.
+            let timedOut = try await container.run(Executables.reachctl, ["wait", "--level", "routable", "--timeout", "1"])
+            #expect(timedOut.status == 1, "\(timedOut.transcript)")
+        }
+    }
+
+    @Test("the engine in-process, started and stopped 30 times in one program, leaves no descriptor behind")
+    func inProcessEngineLeavesNothingBehind() async throws {
+        try await withContainer { container in
+            let result = try await container.run(Executables.reachabilityUpdates, ["--fetch", "30", "--host", container.gateway])
+            let words = result.standardOutput.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0.filter(\.isNumber)) } }
+            #expect(result.status == 0 && words.count == 2, "\(result.transcript)")
+            #expect(words.count == 2 && words[1] <= words[0], "descriptors after the first and the last question: \(result.standardOutput)")
+            let defaultRoute = try await container.run(Executables.reachabilityUpdates, ["--fetch", "30"])
+            let counts = defaultRoute.standardOutput.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0.filter(\.isNumber)) } }
+            #expect(counts.count == 2 && counts[1] <= counts[0], "\(defaultRoute.transcript)")
+        }
+    }
+
+    @Test("reachctl watch and a program embedding the library follow the default route going and coming back, within a second each")
+    func watchersFollowTheContainersRoute() async throws {
+        try await withContainer { container in
+            let watch = try container.process(Executables.reachctl, ["watch"], environment: ["LANG": "C"])
+            let app = try container.process(Executables.reachabilityUpdates, [])
+            defer {
+                watch.stop(SIGKILL); watch.removeOutput()
+                app.stop(SIGKILL); app.removeOutput()
+            }
+            func lines(_ child: ChildProcess) -> [String] { child.standardOutput.split(separator: "\n").map(String.init) }
+            try await eventually(timeout: .seconds(20), "both answer from this process:\n\(watch.standardOutput)\n\(app.standardOutput)") {
+                lines(watch).last?.hasPrefix("Reachable via WiFi") == true
+                    && lines(app).last == "service=in-process status=2 interface=eth7 reason= level=dns"
+            }
+            var took: [Duration] = []
+            for (change, expected, line) in [
+                ("route deleted", "Not Reachable", "service=in-process status=0 interface= reason=no-route level=none"),
+                ("route restored", "Reachable via WiFi", "service=in-process status=2 interface=eth7 reason= level=dns"),
+                ("route deleted again", "Not Reachable", "service=in-process status=0 interface= reason=no-route level=none"),
+            ] {
+                let watchLines = lines(watch).count, appLines = lines(app).count
+                // From before the change: the time covers the kernel's event, the engine and the print.
+                let start = ContinuousClock.now
+                if expected == "Not Reachable" { try await container.deleteDefaultRoute() } else { try await container.restoreDefaultRoute() }
+                try await eventually(timeout: .seconds(10), pollingEvery: .milliseconds(5), "\(change): both follow\n\(watch.standardOutput)\n\(app.standardOutput)") {
+                    lines(watch).dropFirst(watchLines).contains { $0.hasPrefix(expected) } && lines(app).dropFirst(appLines).contains(line)
+                }
+                took.append(ContinuousClock.now - start)
+            }
+            // The median, so one change that waited for a busy CPU does not decide it.
+            #expect(took.sorted()[1] < .seconds(1), "watch and the library followed within \(took)")
+        }
+    }
+
+    @Test("a reachd on a session bus the container reaches by its path socket answers for another namespace: never used")
+    func anotherNamespacesReachdIsNeverUsed() async throws {
+        try await withWorld { world in
+            try await withContainer { container in
+                // The container has lost its default route; the host's reachd (the tests' namespace) is Reachable.
+                try await container.deleteDefaultRoute()
+                try await world.waitForServiceStatus(.reachableViaWiFi)
+                let bus = ["DBUS_SESSION_BUS_ADDRESS": world.session.address]
+                let status = try await container.run(Executables.reachctl, ["status", "--json"], environment: bus)
+                let report = Self.fields(status.standardOutput)
+                #expect(report["service"] == "in-process" && report["status"] == "0" && report["unsatisfiedReason"] == "no-route",
+                        "the container's answer, not the host's: \(status.transcript)")
+                let host = try await container.run(Executables.reachctl, ["host", "198.51.100.1"], environment: bus)
+                #expect(host.status == 1, "\(host.transcript)")
+                // Chosen explicitly, the host's reachd is an error that says why, never its answer.
+                let chosen = try await container.run(Executables.reachctl, ["status", "--service", "session"], environment: bus)
+                #expect(chosen.status == 3, "\(chosen.transcript)")
+                #expect(chosen.standardError.contains("answers for network namespace net:["), "\(chosen.transcript)")
+                #expect(chosen.standardError.contains("(io.reachd.Error.OtherNetworkNamespace)"), "\(chosen.transcript)")
+
+                let app = try container.process(Executables.reachabilityUpdates, [], environment: bus)
+                defer { app.stop(SIGKILL); app.removeOutput() }
+                try await eventually(timeout: .seconds(20), "the library answers for the container:\n\(app.standardOutput)") {
+                    app.standardOutput.contains("service=in-process status=0 interface= reason=no-route level=none")
+                }
+                #expect(!app.standardOutput.contains("service=session"), "\(app.standardOutput)")
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import ReachdTestSupport
+import Testing
+
+/// The example package (examples/ReachabilityExample; docs/app-developers/library.md) builds as
+/// its own package and prints the status, and its README shows what it prints.
+@Suite("Example package", .timeLimit(.minutes(15)))
+struct ExamplePackageTests {
+    @Test("examples/ReachabilityExample builds against the ReachdKit product and prints the status")
+    func examplePackageBuildsAndRuns() async throws {
+        let package = Executables.packageRoot.appendingPathComponent("examples/ReachabilityExample").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reachability-example-\(UUID().uuidString.prefix(8))")
+        defer {
+            try? FileManager.default.removeItem(at: scratch)
+            // SwiftPM also leaves lock files named after the scratch path in the temporary folder.
+            let temporary = FileManager.default.temporaryDirectory
+            let prefix = scratch.path.replacingOccurrences(of: "/", with: "_")
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix(prefix) {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
+        let swift = try #require(Self.findSwift(), "no swift on PATH")
+        let build = try await runTool(swift, ["build", "--package-path", package, "--scratch-path", scratch.path],
+                                      timeout: .seconds(840))
+        #expect(build.succeeded, "\(build.transcript)")
+        #expect(!build.standardOutput.contains("warning:"), "\(build.transcript)")
+        guard build.succeeded else { return }
+
+        let binary = scratch.appendingPathComponent("debug/ReachabilityExample").path
+        try await withWorld { world in
+            let run = try await runTool(binary, [], environment: [
+                "DBUS_SESSION_BUS_ADDRESS": world.session.address, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8",
+            ])
+            #expect(run.succeeded, "\(run.transcript)")
+            #expect(run.standardOutput == "Reachable via WiFi [Reachable] via other\npath satisfied, level dns\n", "\(run.transcript)")
+        }
+
+        // Its README's output is what it prints on the documentation's Wi-Fi laptop, made by
+        // Scripts/readme-examples (network namespaces: root; a skipped check would read as a pass).
+        guard geteuid() == 0 else {
+            throw TestFailure("""
+                the example README's output is checked by Scripts/readme-examples, which needs root \
+                (it runs reachd in a network namespace); run the tests as root, e.g. with sudo -E Scripts/test
+                """)
+        }
+        let script = Executables.packageRoot.appendingPathComponent("Scripts/readme-examples").path
+        let readme = "\(package)/README.md"
+        let check = try await runTool(script, ["--check", readme], environment: [
+            "REACHD": Executables.reachd, "REACHCTL": Executables.reachctl, "REACHABILITY_EXAMPLE": binary,
+        ], timeout: .seconds(240))
+        #expect(check.status == 0, """
+            examples/ReachabilityExample/README.md shows other output than the example prints; after checking \
+            the change is intended, run Scripts/readme-examples --update with REACHABILITY_EXAMPLE set to the \
+            example's executable
+            \(check.standardOutput)\(check.standardError)
+            """)
+    }
+
+    static func findSwift() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        return path.split(separator: ":").map { "\($0)/swift" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

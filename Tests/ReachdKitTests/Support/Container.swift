@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import ReachdTestSupport
+
+/// A container as Docker or Podman makes one, without Docker: a network namespace whose only
+/// link is `eth7`, a veth to a peer namespace that holds its gateway, and no D-Bus at all (no
+/// `DBUS_*` variables, no runtime directory, and in a mount namespace of its own an empty
+/// `/run/dbus`, so not even the machine's system bus socket). Programs started with `run` see
+/// only that; `/sys` is the namespace's own (`ip netns exec` mounts it).
+final class Container: Sendable {
+    let name: String
+    let peer: String
+    let interface = "eth7"
+    let address: String
+    let gateway: String
+
+    private init(name: String, peer: String, subnet: Int) {
+        self.name = name
+        self.peer = peer
+        address = "10.77.\(subnet).2"
+        gateway = "10.77.\(subnet).1"
+    }
+
+    static func make() async throws -> Container {
+        guard geteuid() == 0 else { throw TestFailure("a container's network namespace needs root: run the tests as root (sudo -E Scripts/test)") }
+        let id = String(UUID().uuidString.prefix(6)).lowercased()
+        let container = Container(name: "rc-\(id)", peer: "rc-\(id)-p", subnet: Int.random(in: 1...250))
+        do {
+            for step in [
+                ["netns", "add", container.name], ["netns", "add", container.peer],
+                ["-n", container.name, "link", "set", "lo", "up"],
+                ["-n", container.name, "link", "add", container.interface, "type", "veth", "peer", "name", "p7", "netns", container.peer],
+                ["-n", container.peer, "address", "add", "\(container.gateway)/24", "dev", "p7"],
+                ["-n", container.peer, "link", "set", "p7", "up"],
+                ["-n", container.name, "address", "add", "\(container.address)/24", "dev", container.interface],
+                ["-n", container.name, "link", "set", container.interface, "up"],
+                ["-n", container.name, "route", "add", "default", "via", container.gateway],
+            ] {
+                try await runToolChecked("/usr/sbin/ip", step)
+            }
+        } catch {
+            container.stop()
+            throw error
+        }
+        return container
+    }
+
+    /// `executable arguments…` inside the container, with `environment` and nothing of the machine's buses.
+    func process(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+        let hideSystemBus = "mount -t tmpfs tmpfs /run/dbus 2>/dev/null || true; exec \"$0\" \"$@\""
+        return try ChildProcess("/usr/sbin/ip", ["netns", "exec", name, "/usr/bin/unshare", "--mount", "--",
+                                                 "/bin/sh", "-c", hideSystemBus, executable] + arguments,
+                                environment: environment,
+                                unsetting: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "REACHD_SERVICE"])
+    }
+
+    /// Runs `executable arguments…` inside the container to its end.
+    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+             timeout: Duration = .seconds(60)) async throws -> ToolResult {
+        let child = try process(executable, arguments, environment: environment)
+        defer { child.removeOutput() }
+        let status = try await child.exit(timeout: timeout)
+        return ToolResult(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
+    }
+
+    func deleteDefaultRoute() async throws {
+        try await runToolChecked("/usr/sbin/ip", ["-n", name, "route", "del", "default"])
+    }
+
+    func restoreDefaultRoute() async throws {
+        try await runToolChecked("/usr/sbin/ip", ["-n", name, "route", "add", "default", "via", gateway])
+    }
+
+    func stop() {
+        for namespace in [name, peer] {
+            if let child = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace]) { _ = child.waitBlocking(); child.removeOutput() }
+        }
+    }
+}
+
+/// Runs `body` with a fresh container, always taken down afterwards.
+func withContainer<T>(_ body: (Container) async throws -> T) async throws -> T {
+    let container = try await Container.make()
+    defer { container.stop() }
+    return try await body(container)
+}
