@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "ReachdCore", targets: ["ReachdCore"]),
         .library(name: "ReachdKit", targets: ["ReachdKit"]),
         .library(name: "ReachdKitNotifications", targets: ["ReachdKitNotifications"]),
+        // Apple's SCNetworkReachability API, for code written for Apple's systems (contract 5, §1).
+        .library(name: "SystemConfiguration", targets: ["SystemConfiguration"]),
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
     ],
@@ -92,6 +94,10 @@ let package = Package(
         ),
         // AFNetworking's NotificationCenter notification, for apps that want Foundation.
         .target(name: "ReachdKitNotifications", dependencies: ["ReachdKit"]),
+        // Apple's SCNetworkReachability functions and types, a thin front end over the client
+        // library's NetworkReachabilityManager. Apple's name on purpose: code that does
+        // `import SystemConfiguration` compiles unchanged (docs/app-developers: how to alias it).
+        .target(name: "SystemConfiguration", dependencies: ["ReachdKit"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",
