@@ -122,6 +122,11 @@ let package = Package(
         // A small program embedding the library, run by the tests where an app would run (a
         // container with no bus, another network namespace): one line per update.
         .executableTarget(name: "reachd-kit-updates", dependencies: ["ReachdKit"], path: "Tests/Fixtures/ReachdKitUpdates"),
+        // Code written the way Apple's documentation and popular libraries write SCNetworkReachability
+        // code (Tests/Fixtures/AppleSystemConfiguration/AppleCode), compiled unmodified, with a driver
+        // the tests run where an app would run.
+        .executableTarget(name: "reachd-fixture-apple-systemconfiguration", dependencies: ["SystemConfiguration", "ReachdKit"],
+                          path: "Tests/Fixtures/AppleSystemConfiguration"),
         .testTarget(name: "ReachdKitTests",
                     dependencies: ["ReachdKit", "ReachdKitNotifications", "reachd", "reachctl", "reachd-kit-updates", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)

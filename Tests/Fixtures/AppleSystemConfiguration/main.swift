@@ -1,0 +1,179 @@
+// reachd-fixture-apple-systemconfiguration MODE [--host HOST]: runs the code in AppleCode/ (written
+// as Apple-platform apps write it, compiled unmodified) where an app would run, and prints one line
+// per thing the tests check. The driver is this file; AppleCode/ is the code under test.
+//
+//   reachability [--host H]   Reachability-style class (SetCallback + SetDispatchQueue), handlers on
+//                             the main queue (dispatchMain): `reachability flags=0x… connection=…`
+//   afnetworking [--host H]   AFNetworking-style manager on the main run loop (RunLoop.main.run()):
+//                             `afnetworking status=N flags=0x… main=true`
+//   getflags [--host H]       one GetFlags: `getflags ok=true flags=0x… error=N`, then exits
+//   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
+//                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
+//   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
+//   first-flags-manager       the same through NetworkReachabilityManager.fetchUpdate() (bench)
+import Foundation
+import ReachdKit
+import Synchronization
+import SystemConfiguration
+
+func emit(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
+}
+
+func hex(_ flags: SCNetworkReachabilityFlags) -> String {
+    "0x" + String(flags.rawValue, radix: 16)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let mode = arguments.isEmpty ? "" : arguments.removeFirst()
+let host: String? = arguments.firstIndex(of: "--host").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+arguments.removeAll { $0 == "--host" || $0 == host }
+
+/// The target for `host`, or the zero address as Apple's samples make it.
+func makeTarget() -> SCNetworkReachability? {
+    if let host { return SCNetworkReachabilityCreateWithName(nil, host) }
+    var zeroAddress = sockaddr()
+    zeroAddress.sa_len = UInt8(MemoryLayout<sockaddr>.size)
+    zeroAddress.sa_family = sa_family_t(AF_INET)
+    return SCNetworkReachabilityCreateWithAddress(nil, &zeroAddress)
+}
+
+/// What the stress cycles count, from C-convention context functions (which capture nothing).
+final class StressCounters: Sendable {
+    let retains = Atomic<Int>(0)
+    let releases = Atomic<Int>(0)
+    let callbacks = Atomic<Int>(0)
+    let late = Atomic<Int>(0)
+    let deinits = Atomic<Int>(0)
+}
+let counters = StressCounters()
+
+/// One cycle's context object: cleared once SetCallback(target, nil, nil) has returned.
+final class StressContext: Sendable {
+    let cleared = Atomic<Bool>(false)
+    deinit { counters.deinits.add(1, ordering: .relaxed) }
+}
+
+switch mode {
+case "reachability":
+    let reachability: Reachability
+    do {
+        reachability = try host.map { try Reachability(hostname: $0) } ?? Reachability()
+    } catch {
+        emit("error \(error)")
+        exit(1)
+    }
+    let report: (Reachability) -> Void = { reachability in
+        // Reachability's handlers run on the main queue (dispatchMain serves it from a worker thread).
+        dispatchPrecondition(condition: .onQueue(.main))
+        emit("reachability flags=\(hex(reachability.flags ?? [])) connection=\(reachability.connection)"
+             + " mainQueue=true description=\(reachability.targetDescription)")
+    }
+    reachability.whenReachable = report
+    reachability.whenUnreachable = report
+    do {
+        try reachability.startNotifier()
+    } catch {
+        emit("error \(error)")
+        exit(1)
+    }
+    withExtendedLifetime(reachability) { dispatchMain() }
+
+case "afnetworking":
+    let manager = host.map { AFNetworkReachabilityManager.manager(forDomain: $0) } ?? AFNetworkReachabilityManager.shared
+    guard let manager else {
+        emit("error no manager")
+        exit(1)
+    }
+    manager.setReachabilityStatusChangeBlock { status in
+        emit("afnetworking status=\(status.rawValue) flags=\(hex(manager.flags)) main=\(Thread.isMainThread)")
+    }
+    manager.startMonitoring()
+    RunLoop.main.run()
+    emit("error the main run loop returned while monitoring")
+    exit(1)
+
+case "getflags":
+    guard let target = makeTarget() else {
+        emit("error create: \(String(cString: SCErrorString(SCError())))")
+        exit(1)
+    }
+    var flags = SCNetworkReachabilityFlags()
+    let ok = SCNetworkReachabilityGetFlags(target, &flags)
+    emit("getflags ok=\(ok) flags=\(hex(flags)) error=\(SCError())")
+    exit(0)
+
+case "stress":
+    let cycles = Int(arguments.first ?? "") ?? 1000
+    guard let target = makeTarget() else { exit(1) }
+    let callbacks = DispatchQueue(label: "stress callbacks")
+    SCNetworkReachabilitySetDispatchQueue(target, callbacks)
+    var objects: [Unmanaged<StressContext>] = []
+    for cycle in 0..<cycles {
+        let object = StressContext()
+        var context = SCNetworkReachabilityContext(
+            version: 0, info: Unmanaged.passUnretained(object).toOpaque(),
+            retain: { info in
+                counters.retains.add(1, ordering: .relaxed)
+                return UnsafeRawPointer(Unmanaged<StressContext>.fromOpaque(info).retain().toOpaque())
+            },
+            release: { info in
+                counters.releases.add(1, ordering: .relaxed)
+                Unmanaged<StressContext>.fromOpaque(info).release()
+            },
+            copyDescription: nil)
+        SCNetworkReachabilitySetCallback(target, { _, _, info in
+            guard let info else { return }
+            counters.callbacks.add(1, ordering: .relaxed)
+            if Unmanaged<StressContext>.fromOpaque(info).takeUnretainedValue().cleared.load(ordering: .sequentiallyConsistent) {
+                counters.late.add(1, ordering: .relaxed)
+            }
+        }, &context)
+        if cycle % 2 == 0 { usleep(UInt32.random(in: 0...2000)) }
+        SCNetworkReachabilitySetCallback(target, nil, nil)
+        object.cleared.store(true, ordering: .sequentiallyConsistent)
+        if cycle < 8 { objects.append(Unmanaged.passUnretained(object)) }
+    }
+    // Anything still queued must find nothing to call.
+    callbacks.sync {}
+    usleep(200_000)
+    callbacks.sync {}
+    SCNetworkReachabilitySetDispatchQueue(target, nil)
+    emit("stress cycles=\(cycles) callbacks=\(counters.callbacks.load(ordering: .relaxed))"
+         + " late=\(counters.late.load(ordering: .relaxed)) retains=\(counters.retains.load(ordering: .relaxed))"
+         + " releases=\(counters.releases.load(ordering: .relaxed)) alive=\(cycles - counters.deinits.load(ordering: .relaxed))")
+    exit(0)
+
+case "first-flags":
+    var zeroAddress = sockaddr_in()
+    zeroAddress.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+    zeroAddress.sin_family = sa_family_t(AF_INET)
+    let target = withUnsafePointer(to: &zeroAddress) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddress(nil, $0) }
+    }
+    var flags = SCNetworkReachabilityFlags()
+    guard let target, SCNetworkReachabilityGetFlags(target, &flags) else {
+        emit("error \(SCError())")
+        exit(1)
+    }
+    emit("flags=\(hex(flags))")
+    exit(0)
+
+case "first-flags-manager":
+    Task {
+        do {
+            let update = try await NetworkReachabilityManager(.defaultRoute).fetchUpdate()
+            emit("flags=0x" + String(update.flags.rawValue, radix: 16))
+            exit(0)
+        } catch {
+            emit("error \(error)")
+            exit(1)
+        }
+    }
+    dispatchMain()
+
+default:
+    emit("usage: reachd-fixture-apple-systemconfiguration reachability|afnetworking|getflags|stress N|first-flags|first-flags-manager [--host HOST]")
+    exit(64)
+}
