@@ -128,7 +128,8 @@ let package = Package(
         .executableTarget(name: "reachd-fixture-apple-systemconfiguration", dependencies: ["SystemConfiguration", "ReachdKit"],
                           path: "Tests/Fixtures/AppleSystemConfiguration"),
         .testTarget(name: "ReachdKitTests",
-                    dependencies: ["ReachdKit", "ReachdKitNotifications", "reachd", "reachctl", "reachd-kit-updates", "ReachdTestSupport"]),
+                    dependencies: ["ReachdKit", "ReachdKitNotifications", "SystemConfiguration", "reachd", "reachctl",
+                                   "reachd-kit-updates", "reachd-fixture-apple-systemconfiguration", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
         // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
         .testTarget(name: "ReachdGioModuleTests", dependencies: ["reachd", "ReachdTestSupport"], exclude: ["consumers"]),

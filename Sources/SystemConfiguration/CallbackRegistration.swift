@@ -4,7 +4,7 @@ struct CallbackRegistration {
     let callback: SCNetworkReachabilityCallBack
     let info: UnsafeMutableRawPointer?
     private let release: (@convention(c) (UnsafeRawPointer) -> Void)?
-    private let copyDescription: ((UnsafeRawPointer) -> Unmanaged<CFString>)?
+    private let copyDescription: (@Sendable (UnsafeRawPointer) -> Unmanaged<CFString>)?
 
     init(callback: @escaping SCNetworkReachabilityCallBack, context: SCNetworkReachabilityContext) {
         self.callback = callback

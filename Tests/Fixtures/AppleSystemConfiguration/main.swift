@@ -5,7 +5,7 @@
 //   reachability [--host H]   Reachability-style class (SetCallback + SetDispatchQueue), handlers on
 //                             the main queue (dispatchMain): `reachability flags=0x… connection=…`
 //   afnetworking [--host H]   AFNetworking-style manager on the main run loop (RunLoop.main.run()):
-//                             `afnetworking status=N flags=0x… main=true`
+//                             `afnetworking status=N flags=0x… main=true t=NS` (t: CLOCK_MONOTONIC)
 //   getflags [--host H]       one GetFlags: `getflags ok=true flags=0x… error=N`, then exits
 //   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
@@ -19,6 +19,13 @@ import SystemConfiguration
 func emit(_ line: String) {
     var text = line + "\n"
     text.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the tests compare it with their own reading taken before a change.
+func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
 func hex(_ flags: SCNetworkReachabilityFlags) -> String {
@@ -68,7 +75,7 @@ case "reachability":
         // Reachability's handlers run on the main queue (dispatchMain serves it from a worker thread).
         dispatchPrecondition(condition: .onQueue(.main))
         emit("reachability flags=\(hex(reachability.flags ?? [])) connection=\(reachability.connection)"
-             + " mainQueue=true description=\(reachability.targetDescription)")
+             + " mainQueue=true t=\(now()) description=\(reachability.targetDescription)")
     }
     reachability.whenReachable = report
     reachability.whenUnreachable = report
@@ -87,7 +94,7 @@ case "afnetworking":
         exit(1)
     }
     manager.setReachabilityStatusChangeBlock { status in
-        emit("afnetworking status=\(status.rawValue) flags=\(hex(manager.flags)) main=\(Thread.isMainThread)")
+        emit("afnetworking status=\(status.rawValue) flags=\(hex(manager.flags)) main=\(Thread.isMainThread) t=\(now())")
     }
     manager.startMonitoring()
     RunLoop.main.run()

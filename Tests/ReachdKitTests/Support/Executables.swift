@@ -7,6 +7,8 @@ enum Executables {
     static let reachctl = directory.appendingPathComponent("reachctl").path
     /// A small program embedding the library (Tests/Fixtures/ReachdKitUpdates).
     static let reachabilityUpdates = directory.appendingPathComponent("reachd-kit-updates").path
+    /// Apple-style SystemConfiguration code and its driver (Tests/Fixtures/AppleSystemConfiguration).
+    static let appleSystemConfiguration = directory.appendingPathComponent("reachd-fixture-apple-systemconfiguration").path
     /// The reachd package's root (this file is Tests/ReachdKitTests/Support/Executables.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,0 +1,298 @@
+import Foundation
+import Glibc
+import Synchronization
+import SystemConfiguration
+import ReachdTestSupport
+import Testing
+
+/// The `SystemConfiguration` product (issue 32, contract 5 §1): code written for Apple's systems
+/// (Tests/Fixtures/AppleSystemConfiguration/AppleCode), compiled unmodified, run where an app runs,
+/// in a network namespace whose routes the test sets and where no reachd shares the namespace, so
+/// the client library answers in-process; and Apple's contract for callbacks and contexts, held in
+/// this process.
+@Suite("SystemConfiguration: Apple's SCNetworkReachability code, unchanged, on Linux", .timeLimit(.minutes(3)))
+struct SystemConfigurationTests {
+    /// No bus at all: the library's automatic choice falls through to the engine in-process.
+    static let noBuses = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/reachd-test/system_bus_socket", "REACHD_SERVICE": ""]
+    static let unset = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
+
+    /// The fixture in `namespace` (nil: the tests' own), as an app there runs it.
+    static func fixture(_ arguments: [String], in namespace: HostCauseNamespace?, environment: [String: String] = noBuses) throws -> ChildProcess {
+        let command = (namespace.map { ["netns", "exec", $0.name] } ?? []) + [Executables.appleSystemConfiguration] + arguments
+        return try ChildProcess(namespace == nil ? Executables.appleSystemConfiguration : "/usr/sbin/ip",
+                                namespace == nil ? arguments : command, environment: environment, unsetting: unset)
+    }
+
+    static func lines(_ child: ChildProcess, _ prefix: String) -> [String] {
+        child.standardOutput.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// `key=value` from one line of the fixture.
+    static func field(_ key: String, _ line: String) -> String? {
+        line.split(separator: " ").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
+    static func flags(_ line: String) -> UInt32? {
+        field("flags", line).flatMap { UInt32($0.dropFirst(2), radix: 16) }
+    }
+
+    /// CLOCK_MONOTONIC, the clock the fixture stamps its lines with.
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    @Test("the Apple-style fixtures carry no Linux-only code")
+    func fixturesHaveNoLinuxConditions() throws {
+        let folder = Executables.packageRoot.appendingPathComponent("Tests/Fixtures/AppleSystemConfiguration")
+        let files = try #require(FileManager.default.subpaths(atPath: folder.path)).filter { $0.hasSuffix(".swift") }
+        #expect(files.contains("AppleCode/Reachability.swift") && files.contains("AppleCode/AFNetworkReachabilityManager.swift"), "\(files)")
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for condition in ["#if os(Linux)", "#if !os(Linux)", "canImport(Glibc)", "canImport(SystemConfiguration)"] {
+                #expect(!text.contains(condition), "\(file) contains \(condition)")
+            }
+        }
+    }
+
+    @Test("the default route going and coming back reaches the Reachability- and AFNetworking-style clients within 1 s each way")
+    func defaultRouteChangesReachEveryClientWithinOneSecond() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        let reachability = try Self.fixture(["reachability"], in: namespace)
+        let afnetworking = try Self.fixture(["afnetworking"], in: namespace)
+        defer {
+            for client in [reachability, afnetworking] { client.stop(SIGKILL); client.removeOutput() }
+        }
+        let clients = [(reachability, "reachability "), (afnetworking, "afnetworking ")]
+        func last(_ client: (ChildProcess, String)) -> String? { Self.lines(client.0, client.1).last }
+        func transcript() -> String { clients.map { "\($0.1): \($0.0.standardOutput)\($0.0.standardError)" }.joined(separator: "\n") }
+        try await eventually(timeout: .seconds(20), "both clients report the default route reachable:\n\(transcript())") {
+            clients.allSatisfy { last($0).flatMap(Self.flags) == 0x2 }
+        }
+        #expect(last(clients[0])?.contains("connection=WiFi mainQueue=true") == true, "\(transcript())")
+        #expect(last(clients[1])?.contains("status=2 flags=0x2 main=true") == true, "\(transcript())")
+        // The target's description carries the context's own (copyDescription).
+        #expect(last(clients[0])?.contains("context = -R") == true, "\(transcript())")
+
+        for (step, command, expected) in [
+            ("default route deleted", ["route", "del", "default"], UInt32(0)),
+            ("default route back", ["route", "add", "default", "via", "192.0.2.1"], UInt32(0x2)),
+        ] {
+            let counts = clients.map { Self.lines($0.0, $0.1).count }
+            let before = Self.monotonicNanoseconds()
+            try await runToolChecked("/usr/sbin/ip", ["-n", namespace.name] + command)
+            try await eventually(timeout: .seconds(10), "\(step): each client reports flags \(expected):\n\(transcript())") {
+                zip(clients, counts).allSatisfy { client, count in
+                    Self.lines(client.0, client.1).dropFirst(count).contains { Self.flags($0) == expected }
+                }
+            }
+            for (client, count) in zip(clients, counts) {
+                let line = try #require(Self.lines(client.0, client.1).dropFirst(count).first { Self.flags($0) == expected })
+                let stamp = try #require(Self.field("t", line).flatMap { UInt64($0) })
+                let milliseconds = Double(stamp - before) / 1_000_000
+                #expect(milliseconds < 1000, "\(step): \(client.1)heard it after \(milliseconds) ms")
+            }
+        }
+        let afnStatuses = Self.lines(afnetworking, "afnetworking ").compactMap { Self.field("status", $0) }
+        #expect(afnStatuses == ["2", "0", "2"], "one status block call per change: \(afnStatuses)")
+    }
+
+    @Test("a loopback name is reachable and a local address, a name that does not resolve is not reachable, through GetFlags and the callback")
+    func loopbackAndUnresolvableNames() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        for (host, check) in [
+            ("localhost", { (flags: UInt32) in flags & 0x2 != 0 && flags & 0x10000 != 0 }),
+            ("nosuchname.test", { (flags: UInt32) in flags & 0x2 == 0 }),
+        ] {
+            let getFlags = try Self.fixture(["getflags", "--host", host], in: namespace)
+            defer { getFlags.removeOutput() }
+            #expect(try await getFlags.exit(timeout: .seconds(20)) == 0, "\(getFlags.standardOutput)\(getFlags.standardError)")
+            let line = try #require(Self.lines(getFlags, "getflags ").first, "\(getFlags.standardOutput)\(getFlags.standardError)")
+            #expect(line.hasPrefix("getflags ok=true "), "\(host): \(line)")
+            #expect(Self.flags(line).map(check) == true, "\(host): \(line)")
+
+            let monitor = try Self.fixture(["afnetworking", "--host", host], in: namespace)
+            defer { monitor.stop(SIGKILL); monitor.removeOutput() }
+            try await eventually(timeout: .seconds(20), "\(host): the callback reports:\n\(monitor.standardOutput)\(monitor.standardError)") {
+                !Self.lines(monitor, "afnetworking ").isEmpty
+            }
+            let first = try #require(Self.lines(monitor, "afnetworking ").first)
+            #expect(Self.flags(first).map(check) == true, "\(host): \(first)")
+        }
+    }
+
+    @Test("a metered modem stand-in (NetworkManager's gsm connection on the uplink wwan0) gives .isWWAN, and Reachability says Cellular")
+    func modemGivesWWAN() async throws {
+        guard geteuid() == 0 else { throw TestFailure("this test makes a network namespace and needs root: run it as root (Scripts/test does)") }
+        // The uplink is wwan0, the IP interface of python-dbusmock's modem, so that NetworkManager
+        // and the kernel's routes describe one path, as on a laptop with a modem.
+        let namespace = "rsc-wwan-\(getpid())"
+        try await runToolChecked("/bin/sh", ["-c", """
+            set -eu
+            ip netns add "$0"
+            ip -n "$0" link set lo up
+            ip -n "$0" link add wwan0 type veth peer name wwanpeer
+            ip -n "$0" link set wwanpeer up
+            ip -n "$0" address add 192.0.2.2/24 dev wwan0
+            ip -n "$0" link set wwan0 up
+            ip -n "$0" route add default via 192.0.2.1
+            """, namespace])
+        defer { (try? ChildProcess("/usr/sbin/ip", ["netns", "del", namespace]))?.waitBlocking() }
+        try await withPrivateBus(.system) { system in
+            let networkManager = try await NetworkManagerMock(on: system)
+            defer { networkManager.stop() }
+            try await networkManager.addModem()
+            try await networkManager.setManager("PrimaryConnection", "o", NetworkManagerMock.manager + "/ActiveConnection/gsm0")
+            try await networkManager.setManager("PrimaryConnectionType", "s", "gsm")
+            try await networkManager.setManager("Metered", "u", "1")
+            // No reachd on that bus, none activatable: the library's engine runs in the app, over this NetworkManager.
+            let app = try ChildProcess("/usr/sbin/ip", ["netns", "exec", namespace, Executables.appleSystemConfiguration, "reachability"],
+                                       environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "REACHD_SERVICE": ""], unsetting: Self.unset)
+            defer { app.stop(SIGKILL); app.removeOutput() }
+            try await eventually(timeout: .seconds(20), "the app hears WWAN:\n\(app.standardOutput)\(app.standardError)") {
+                Self.lines(app, "reachability ").last.flatMap(Self.flags).map { $0 & 0x40000 != 0 } == true
+            }
+            let line = try #require(Self.lines(app, "reachability ").last)
+            #expect(Self.flags(line) == 0x40002, "reachable and WWAN: \(line)")
+            #expect(line.contains("connection=Cellular"), "\(line)")
+        }
+    }
+
+    @Test("1,000 SetCallback set/clear cycles with route changes in flight: no callback after clearing returns, every retain released")
+    func setAndClearStress() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        let stress = try Self.fixture(["stress", "1000"], in: namespace)
+        defer { stress.stop(SIGKILL); stress.removeOutput() }
+        var flips = 0
+        while stress.poll() == nil && flips < 4000 {
+            try await runToolChecked("/usr/sbin/ip", ["-n", namespace.name, "route", flips % 2 == 0 ? "del" : "add", "default"]
+                                     + (flips % 2 == 0 ? [] : ["via", "192.0.2.1"]))
+            flips += 1
+        }
+        #expect(try await stress.exit(timeout: .seconds(60)) == 0, "\(stress.standardOutput)\(stress.standardError)")
+        let line = try #require(Self.lines(stress, "stress ").first, "\(stress.standardOutput)\(stress.standardError)")
+        #expect(Self.field("cycles", line) == "1000", "\(line)")
+        #expect(Self.field("late", line) == "0", "no callback after SetCallback(target, nil, nil) returned: \(line)")
+        #expect(Self.field("retains", line) == "1000" && Self.field("releases", line) == "1000", "\(line)")
+        #expect(Self.field("alive", line) == "0", "every context object freed: \(line)")
+        #expect((Self.field("callbacks", line).flatMap { Int($0) } ?? 0) > 100, "callbacks were in flight: \(line) after \(flips) route changes")
+    }
+
+    @Test("callbacks on DispatchQueue.main fulfil a test's expectation; the context is retained once and released once per replacement, clearing and deallocation")
+    func mainQueueCallbackAndBalancedContext() async throws {
+        let first = ContextProbe()
+        let second = ContextProbe()
+        var zeroAddress = sockaddr_in6()
+        zeroAddress.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+        zeroAddress.sin6_family = sa_family_t(AF_INET6)
+        var target = withUnsafePointer(to: &zeroAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddress(nil, $0) }
+        }
+        #expect(target != nil && SCError() == 0)
+        var context = first.context()
+        #expect(SCNetworkReachabilitySetCallback(target!, ContextProbe.callback, &context))
+        #expect(first.counts == (1, 0))
+        #expect(SCNetworkReachabilitySetDispatchQueue(target!, .main))
+        let flags = try await first.firstFlags()
+        #expect(flags.contains(.reachable), "the tests' namespace has a default route: \(flags)")
+
+        var replacement = second.context()
+        #expect(SCNetworkReachabilitySetCallback(target!, ContextProbe.callback, &replacement))
+        #expect(first.counts == (1, 1) && second.counts == (1, 0), "replacing releases the old context")
+        #expect(try await second.firstFlags() == flags, "a new callback gets the answer the target has")
+        #expect(SCNetworkReachabilitySetCallback(target!, nil, nil))
+        #expect(second.counts == (1, 1), "clearing releases")
+
+        var third = first.context()
+        #expect(SCNetworkReachabilitySetCallback(target!, ContextProbe.callback, &third))
+        #expect(first.counts == (2, 1))
+        target = nil
+        #expect(first.counts == (2, 2), "the target's deallocation releases")
+    }
+
+    @Test("bad arguments are refused with SCError, never a crash")
+    func badArgumentsAreRefused() {
+        var unknownFamily = sockaddr()
+        unknownFamily.sa_family = sa_family_t(AF_UNIX)
+        #expect(SCNetworkReachabilityCreateWithAddress(nil, &unknownFamily) == nil)
+        #expect(Int(SCError()) == kSCStatusInvalidArgument)
+        #expect(String(cString: SCErrorString(SCError())) == "Invalid argument!")
+        #expect(SCNetworkReachabilityCreateWithName(nil, "") == nil)
+        #expect(SCNetworkReachabilityCreateWithAddressPair(nil, nil, nil) == nil)
+        let target = SCNetworkReachabilityCreateWithName(nil, "localhost")!
+        var context = SCNetworkReachabilityContext(version: 1, info: nil, retain: nil, release: nil, copyDescription: nil)
+        #expect(!SCNetworkReachabilitySetCallback(target, { _, _, _ in }, &context))
+        #expect(SCNetworkReachabilitySetDispatchQueue(target, DispatchQueue(label: "q")))
+        #expect(!SCNetworkReachabilityScheduleWithRunLoop(target, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode.rawValue))
+        #expect(SCNetworkReachabilitySetDispatchQueue(target, nil))
+        #expect(!SCNetworkReachabilityUnscheduleFromRunLoop(target, CFRunLoopGetMain(), CFRunLoopMode.commonModes.rawValue))
+        #expect(Int(SCError()) == kSCStatusInvalidArgument)
+    }
+}
+
+/// A test's context object: counts the target's retains and releases of it, and hands the first
+/// callback's flags (on the main queue) to the test.
+final class ContextProbe: @unchecked Sendable {
+    // @unchecked: every field is under `lock`.
+    private let lock = NSLock()
+    private var retains = 0
+    private var releases = 0
+    private var flags: SCNetworkReachabilityFlags?
+    private var waiter: CheckedContinuation<SCNetworkReachabilityFlags, Never>?
+
+    var counts: (retains: Int, releases: Int) { lock.withLock { (retains, releases) } }
+
+    func context() -> SCNetworkReachabilityContext {
+        SCNetworkReachabilityContext(
+            version: 0, info: Unmanaged.passUnretained(self).toOpaque(),
+            retain: { info in
+                let probe = Unmanaged<ContextProbe>.fromOpaque(info)
+                probe.takeUnretainedValue().lock.withLock { probe.takeUnretainedValue().retains += 1 }
+                return UnsafeRawPointer(probe.retain().toOpaque())
+            },
+            release: { info in
+                let probe = Unmanaged<ContextProbe>.fromOpaque(info)
+                probe.takeUnretainedValue().lock.withLock { probe.takeUnretainedValue().releases += 1 }
+                probe.release()
+            },
+            copyDescription: { _ in Unmanaged.passRetained("ContextProbe" as CFString) })
+    }
+
+    static let callback: SCNetworkReachabilityCallBack = { _, flags, info in
+        dispatchPrecondition(condition: .onQueue(.main))
+        guard let info else { return }
+        Unmanaged<ContextProbe>.fromOpaque(info).takeUnretainedValue().heard(flags)
+    }
+
+    private func heard(_ flags: SCNetworkReachabilityFlags) {
+        let waiter = lock.withLock {
+            defer { self.waiter = nil }
+            if self.flags == nil { self.flags = flags }
+            return self.waiter
+        }
+        waiter?.resume(returning: flags)
+    }
+
+    /// The flags of the first callback, awaited as a test awaits an expectation (at most 20 s).
+    func firstFlags() async throws -> SCNetworkReachabilityFlags {
+        let waiting = Task {
+            await withCheckedContinuation { continuation in
+                let known = lock.withLock {
+                    if flags == nil { waiter = continuation }
+                    return flags
+                }
+                if let known { continuation.resume(returning: known) }
+            }
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            heard([])  // wakes the waiter: the test then fails on the flags, not by hanging
+        }
+        defer { timeout.cancel() }
+        return await waiting.value
+    }
+}
