@@ -39,8 +39,11 @@ final class RunLoopSchedule: @unchecked Sendable {
     }
 
     /// Lets the loop stop; work already handed over still runs (and finds its target unscheduled).
+    /// A timer due at once wakes a sleeping loop, so that `RunLoop.run()` and `CFRunLoopRun()` see
+    /// that nothing is left on it and return, as Core Foundation's do when a source is removed.
     func cancel() {
         keepAlive.invalidate()
+        runLoop.add(Timer(fire: Date(), interval: 0, repeats: false) { _ in }, forMode: mode.runLoopMode)
     }
 
     private func runPending() {

@@ -214,6 +214,30 @@ struct SystemConfigurationTests {
         #expect(first.counts == (2, 2), "the target's deallocation releases")
     }
 
+    @Test("a target scheduled on a thread's own run loop (CFRunLoopGetCurrent, CFRunLoopRun) calls back on that thread; unscheduling lets the loop return")
+    func threadRunLoop() async throws {
+        let target = try #require(SCNetworkReachabilityCreateWithName(nil, "localhost"))
+        let probe = RunLoopProbe()
+        var context = SCNetworkReachabilityContext(version: 0, info: Unmanaged.passUnretained(probe).toOpaque(),
+                                                   retain: nil, release: nil, copyDescription: nil)
+        #expect(SCNetworkReachabilitySetCallback(target, { _, flags, info in
+            Unmanaged<RunLoopProbe>.fromOpaque(info!).takeUnretainedValue().heard(flags)
+        }, &context))
+        let thread = Thread {
+            probe.started(on: CFRunLoopGetCurrent())
+            SCNetworkReachabilityScheduleWithRunLoop(target, CFRunLoopGetCurrent(), CFRunLoopMode.defaultMode.rawValue)
+            CFRunLoopRun()
+            probe.loopReturned()
+        }
+        thread.start()
+        try await eventually(timeout: .seconds(20), "a callback on the run loop's thread: \(probe.state)") { probe.state.flags != nil }
+        #expect(probe.state.onLoopThread, "\(probe.state)")
+        #expect(probe.state.flags?.contains([.reachable, .isLocalAddress]) == true, "\(probe.state)")
+        #expect(SCNetworkReachabilityUnscheduleFromRunLoop(target, try #require(probe.runLoop), CFRunLoopMode.defaultMode.rawValue))
+        try await eventually(timeout: .seconds(5), "CFRunLoopRun() returns once nothing is scheduled") { probe.state.returned }
+        SCNetworkReachabilitySetCallback(target, nil, nil)
+    }
+
     @Test("bad arguments are refused with SCError, never a crash")
     func badArgumentsAreRefused() {
         var unknownFamily = sockaddr()
@@ -294,5 +318,43 @@ final class ContextProbe: @unchecked Sendable {
         }
         defer { timeout.cancel() }
         return await waiting.value
+    }
+}
+
+/// What a thread's run loop saw: the loop, whether the callback ran on its thread, and whether
+/// `CFRunLoopRun()` returned.
+final class RunLoopProbe: @unchecked Sendable {
+    // @unchecked: every field is under `lock`; the run loop is only handed to SystemConfiguration,
+    // whose run loop scheduling is thread-safe.
+    struct State: Sendable {
+        var flags: SCNetworkReachabilityFlags?
+        var onLoopThread = false
+        var returned = false
+    }
+
+    private let lock = NSLock()
+    private var loopThread: pthread_t?
+    private var loop: CFRunLoop?
+    private var current = State()
+
+    var state: State { lock.withLock { current } }
+    var runLoop: CFRunLoop? { lock.withLock { loop } }
+
+    func started(on runLoop: CFRunLoop) {
+        lock.withLock {
+            loop = runLoop
+            loopThread = pthread_self()
+        }
+    }
+
+    func heard(_ flags: SCNetworkReachabilityFlags) {
+        lock.withLock {
+            current.flags = flags
+            current.onLoopThread = loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        }
+    }
+
+    func loopReturned() {
+        lock.withLock { current.returned = true }
     }
 }
