@@ -42,6 +42,9 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         self.what = what
         manager.setReachabilityStatusChangeHandler(queue: answers, nil)
         manager.setStatusChangeObserver { [weak self] _, update in
+            // Unknown is no answer (a name still resolving, no provider yet): Apple calls back
+            // only once it knows.
+            guard update.status != .unknown else { return }
             self?.heard(SCNetworkReachabilityFlags(rawValue: update.flags.rawValue))
         }
     }

@@ -124,6 +124,52 @@ struct SystemConfigurationTests {
         }
     }
 
+    @Test("GetFlags on a name whose resolver never answers returns within about a second: false, kSCStatusReachabilityUnknown; its callback waits for an answer")
+    func getFlagsOnANameIsBounded() async throws {
+        guard geteuid() == 0 else { throw TestFailure("this test makes a network namespace and needs root: run it as root (Scripts/test does)") }
+        // The resolver is 192.0.2.99: on the link, but nobody has it, so every query goes unanswered.
+        let namespace = "rsc-dns-\(getpid())"
+        let configuration = "/etc/netns/\(namespace)"
+        try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
+        try "nameserver 192.0.2.99\n".write(toFile: configuration + "/resolv.conf", atomically: false, encoding: .utf8)
+        try "127.0.0.1 localhost\n".write(toFile: configuration + "/hosts", atomically: false, encoding: .utf8)
+        defer {
+            (try? ChildProcess("/usr/sbin/ip", ["netns", "del", namespace]))?.waitBlocking()
+            try? FileManager.default.removeItem(atPath: configuration)
+            rmdir("/etc/netns")  // only when no other test's namespace still has files there
+        }
+        try await runToolChecked("/bin/sh", ["-c", """
+            set -eu
+            ip netns add "$0"
+            ip -n "$0" link set lo up
+            ip -n "$0" link add rv0 type veth peer name rv1
+            ip -n "$0" link set rv1 up
+            ip -n "$0" address add 192.0.2.2/24 dev rv0
+            ip -n "$0" link set rv0 up
+            ip -n "$0" route add default via 192.0.2.1
+            """, namespace])
+        let started = ContinuousClock.now
+        let getFlags = try ChildProcess("/usr/sbin/ip", ["netns", "exec", namespace, Executables.appleSystemConfiguration,
+                                                         "getflags", "--host", "slow.example"],
+                                        environment: Self.noBuses, unsetting: Self.unset)
+        defer { getFlags.removeOutput() }
+        #expect(try await getFlags.exit(timeout: .seconds(20)) == 0, "\(getFlags.standardOutput)\(getFlags.standardError)")
+        let elapsed = ContinuousClock.now - started
+        let line = try #require(Self.lines(getFlags, "getflags ").first, "\(getFlags.standardOutput)\(getFlags.standardError)")
+        #expect(line.hasPrefix("getflags ok=false flags=0x0 error=4001 "), "\(line)")
+        let milliseconds = try #require(Self.field("ms", line).flatMap { Int($0) })
+        #expect(milliseconds >= 1000 && milliseconds < 1500, "GetFlags took \(milliseconds) ms")
+        #expect(elapsed < .seconds(5), "the app was not held by the lookup still going: \(elapsed)")
+
+        // Scheduled, the same name gets no callback while it resolves: Unknown is no answer.
+        let monitor = try ChildProcess("/usr/sbin/ip", ["netns", "exec", namespace, Executables.appleSystemConfiguration,
+                                                        "afnetworking", "--host", "slow.example"],
+                                       environment: Self.noBuses, unsetting: Self.unset)
+        defer { monitor.stop(SIGKILL); monitor.removeOutput() }
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(monitor.poll() == nil && Self.lines(monitor, "afnetworking ").isEmpty, "\(monitor.standardOutput)\(monitor.standardError)")
+    }
+
     @Test("a metered modem stand-in (NetworkManager's gsm connection on the uplink wwan0) gives .isWWAN, and Reachability says Cellular")
     func modemGivesWWAN() async throws {
         guard geteuid() == 0 else { throw TestFailure("this test makes a network namespace and needs root: run it as root (Scripts/test does)") }

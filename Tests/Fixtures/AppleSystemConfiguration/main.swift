@@ -6,7 +6,7 @@
 //                             the main queue (dispatchMain): `reachability flags=0x… connection=…`
 //   afnetworking [--host H]   AFNetworking-style manager on the main run loop (RunLoop.main.run()):
 //                             `afnetworking status=N flags=0x… main=true t=NS` (t: CLOCK_MONOTONIC)
-//   getflags [--host H]       one GetFlags: `getflags ok=true flags=0x… error=N`, then exits
+//   getflags [--host H]       one GetFlags: `getflags ok=true flags=0x… error=N ms=N`, then exits
 //   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
@@ -107,8 +107,9 @@ case "getflags":
         exit(1)
     }
     var flags = SCNetworkReachabilityFlags()
+    let started = now()
     let ok = SCNetworkReachabilityGetFlags(target, &flags)
-    emit("getflags ok=\(ok) flags=\(hex(flags)) error=\(SCError())")
+    emit("getflags ok=\(ok) flags=\(hex(flags)) error=\(SCError()) ms=\((now() - started) / 1_000_000)")
     exit(0)
 
 case "stress":
