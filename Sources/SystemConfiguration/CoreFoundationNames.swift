@@ -25,11 +25,13 @@ public final class CFAllocator: Sendable {
 public let kCFAllocatorDefault: CFAllocator? = nil
 
 /// The run loop of the main thread (`RunLoop.main`).
+@discardableResult
 public func CFRunLoopGetMain() -> CFRunLoop {
     RunLoop.main
 }
 
 /// The run loop of the calling thread (`RunLoop.current`).
+@discardableResult
 public func CFRunLoopGetCurrent() -> CFRunLoop {
     RunLoop.current
 }

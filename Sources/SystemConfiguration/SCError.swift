@@ -18,11 +18,13 @@ public var kSCStatusReachabilityUnknown: Int { 4001 }
 ///     return
 /// }
 /// ```
+@discardableResult
 public func SCError() -> Int32 {
     SCStatus.current
 }
 
 /// A sentence for a status from `SCError()`.
+@discardableResult
 public func SCErrorString(_ status: Int32) -> UnsafePointer<CChar> {
     let text: StaticString =
         switch Int(status) {

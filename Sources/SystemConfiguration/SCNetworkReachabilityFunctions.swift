@@ -2,12 +2,16 @@ import Dispatch
 import Foundation
 internal import ReachdKit
 
+// Every function is @discardableResult: Swift never warns about an unused result of a C function,
+// and code written against Apple's (imported from C) ignores some (`SetCallback(t, nil, nil)`).
+
 /// A target for a host name, as Apple's: a host monitor, resolved again after each network change.
 /// An IPv4 or IPv6 literal is the route to that address.
 ///
 /// ```swift
 /// guard let target = SCNetworkReachabilityCreateWithName(nil, "example.org") else { return }
 /// ```
+@discardableResult
 public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nodename: UnsafePointer<CChar>) -> SCNetworkReachability? {
     let name = String(cString: nodename)
     guard !name.isEmpty else {
@@ -28,6 +32,7 @@ public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nod
 /// zeroAddress.sa_family = sa_family_t(AF_INET)
 /// let target = SCNetworkReachabilityCreateWithAddress(nil, &zeroAddress)
 /// ```
+@discardableResult
 public func SCNetworkReachabilityCreateWithAddress(_ allocator: CFAllocator?, _ address: UnsafePointer<sockaddr>) -> SCNetworkReachability? {
     guard let target = SocketAddressTarget(address) else {
         _ = SCStatus.result(false)
@@ -39,6 +44,7 @@ public func SCNetworkReachabilityCreateWithAddress(_ allocator: CFAllocator?, _ 
 
 /// A target for a pair of addresses: the route to `remoteAddress`, or to `localAddress` when there
 /// is no remote one (reachd follows routes to a destination; the local address does not choose one).
+@discardableResult
 public func SCNetworkReachabilityCreateWithAddressPair(
     _ allocator: CFAllocator?, _ localAddress: UnsafePointer<sockaddr>?, _ remoteAddress: UnsafePointer<sockaddr>?
 ) -> SCNetworkReachability? {
@@ -59,6 +65,7 @@ public func SCNetworkReachabilityCreateWithAddressPair(
 /// var flags = SCNetworkReachabilityFlags()
 /// if SCNetworkReachabilityGetFlags(target, &flags), flags.contains(.reachable) { … }
 /// ```
+@discardableResult
 public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability, _ flags: UnsafeMutablePointer<SCNetworkReachabilityFlags>) -> Bool {
     if let heard = target.flagsHeard {
         flags.pointee = heard
