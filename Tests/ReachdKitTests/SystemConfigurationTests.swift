@@ -124,6 +124,27 @@ struct SystemConfigurationTests {
         }
     }
 
+    @Test("CreateWithAddress: :: is the general routing state, any other address the route to it (on the link: direct; own: local)")
+    func addressIsTheRouteToIt() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        for (address, expected, what) in [
+            ("::", UInt32(0x2), "the general routing state (the IPv4 default route)"),
+            (HostCauseNamespace.timedOutAddress, 0x2, "beyond the gateway: Reachable"),
+            (HostCauseNamespace.silentNeighbour, 0x20002, "on the link: Reachable, IsDirect"),
+            ("192.0.2.2", 0x30002, "the namespace's own address: Reachable, IsLocalAddress, IsDirect"),
+            ("127.0.0.1", 0x30002, "loopback: Reachable, IsLocalAddress, IsDirect"),
+            (HostCauseNamespace.unroutedAddress, 0, "a route of type unreachable: not reachable"),
+            ("2001:db8::1", 0, "no IPv6 route: not reachable"),
+        ] {
+            let getFlags = try Self.fixture(["getflags", "--address", address], in: namespace)
+            defer { getFlags.removeOutput() }
+            #expect(try await getFlags.exit(timeout: .seconds(20)) == 0, "\(getFlags.standardOutput)\(getFlags.standardError)")
+            let line = Self.lines(getFlags, "getflags ").first ?? getFlags.standardOutput + getFlags.standardError
+            #expect(line.hasPrefix("getflags ok=true ") && Self.flags(line) == expected, "\(address), \(what): \(line)")
+        }
+    }
+
     @Test("GetFlags on a name whose resolver never answers returns within about a second: false, kSCStatusReachabilityUnknown; its callback waits for an answer")
     func getFlagsOnANameIsBounded() async throws {
         guard geteuid() == 0 else { throw TestFailure("this test makes a network namespace and needs root: run it as root (Scripts/test does)") }

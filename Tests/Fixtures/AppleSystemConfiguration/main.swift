@@ -6,7 +6,7 @@
 //                             the main queue (dispatchMain): `reachability flags=0x… connection=…`
 //   afnetworking [--host H]   AFNetworking-style manager on the main run loop (RunLoop.main.run()):
 //                             `afnetworking status=N flags=0x… main=true t=NS` (t: CLOCK_MONOTONIC)
-//   getflags [--host H]       one GetFlags: `getflags ok=true flags=0x… error=N ms=N`, then exits
+//   getflags [--host H | --address A]  one GetFlags: `getflags ok=true flags=0x… error=N ms=N`, then exits
 //   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
@@ -37,9 +37,33 @@ let mode = arguments.isEmpty ? "" : arguments.removeFirst()
 let host: String? = arguments.firstIndex(of: "--host").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 arguments.removeAll { $0 == "--host" || $0 == host }
 
-/// The target for `host`, or the zero address as Apple's samples make it.
+let address: String? = arguments.firstIndex(of: "--address").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+arguments.removeAll { $0 == "--address" || $0 == address }
+
+/// A target for an IPv4 or IPv6 literal, made from a `sockaddr_in`/`sockaddr_in6` the way
+/// Alamofire and Apple's samples make one.
+func makeAddressTarget(_ literal: String) -> SCNetworkReachability? {
+    var ipv4 = sockaddr_in()
+    ipv4.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+    ipv4.sin_family = sa_family_t(AF_INET)
+    if inet_pton(AF_INET, literal, &ipv4.sin_addr) == 1 {
+        return withUnsafePointer(to: &ipv4) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddress(nil, $0) }
+        }
+    }
+    var ipv6 = sockaddr_in6()
+    ipv6.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+    ipv6.sin6_family = sa_family_t(AF_INET6)
+    guard inet_pton(AF_INET6, literal, &ipv6.sin6_addr) == 1 else { return nil }
+    return withUnsafePointer(to: &ipv6) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddress(nil, $0) }
+    }
+}
+
+/// The target for `--host`, `--address`, or the zero address as Apple's samples make it.
 func makeTarget() -> SCNetworkReachability? {
     if let host { return SCNetworkReachabilityCreateWithName(nil, host) }
+    if let address { return makeAddressTarget(address) }
     var zeroAddress = sockaddr()
     zeroAddress.sa_len = UInt8(MemoryLayout<sockaddr>.size)
     zeroAddress.sa_family = sa_family_t(AF_INET)
