@@ -228,6 +228,32 @@ struct SystemConfigurationTests {
         }
     }
 
+    @Test("with reachd on the session bus, a name target is a host monitor of that reachd, released when the app goes")
+    func answeredByTheSessionReachd() async throws {
+        try await withPrivateBus(.system) { system in
+            try await withPrivateBus { session in
+                try await withReachd(session: session, systemBus: system.address) { _ in
+                    func monitorCount() async throws -> String {
+                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property", "io.reachd.Reachability1",
+                                                            "/io/reachd/Reachability1", "io.reachd.Reachability1", "MonitorCount"])
+                            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    #expect(try await monitorCount() == "u 0")
+                    let app = try Self.fixture(["afnetworking", "--host", "localhost"], in: nil,
+                                               environment: ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_SYSTEM_BUS_ADDRESS": system.address,
+                                                             "REACHD_SERVICE": ""])
+                    defer { app.stop(SIGKILL); app.removeOutput() }
+                    try await eventually(timeout: .seconds(20), "the app hears localhost:\n\(app.standardOutput)\(app.standardError)") {
+                        Self.lines(app, "afnetworking ").last.flatMap(Self.flags) == 0x30002
+                    }
+                    #expect(try await monitorCount() == "u 1", "the target is reachd's host monitor")
+                    app.stop(SIGTERM)
+                    try await eventually(timeout: .seconds(10), "reachd lets the monitor go with the app") { try await monitorCount() == "u 0" }
+                }
+            }
+        }
+    }
+
     @Test("1,000 SetCallback set/clear cycles with route changes in flight: no callback after clearing returns, every retain released")
     func setAndClearStress() async throws {
         let namespace = try await HostCauseNamespace()
