@@ -58,8 +58,10 @@ public func SCNetworkReachabilityCreateWithAddressPair(
 /// The target's flags now. While the target is scheduled these are the last flags its monitor heard;
 /// otherwise it asks once, as Apple's does, and waits for the answer **at most one second**: a
 /// name that takes longer to resolve gives `false` with `SCError()` `kSCStatusReachabilityUnknown`
-/// (schedule the target to hear the answer when it comes). Do not call it from a Swift concurrency
-/// task's thread while that pool is saturated: the answer is made on that pool.
+/// (schedule the target to hear the answer when it comes), as does no answer at all; a name reachd
+/// refuses as no host name (`bad..name`) gives `false` with `kSCStatusInvalidArgument`. Do not
+/// call it from a Swift concurrency task's thread while that pool is saturated: the answer is made
+/// on that pool.
 ///
 /// ```swift
 /// var flags = SCNetworkReachabilityFlags()
@@ -71,11 +73,13 @@ public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability, _ fla
         flags.pointee = heard
         return SCStatus.result(true)
     }
-    guard let asked = FlagsQuestion.ask(target.manager, within: .seconds(1)) else {
-        return SCStatus.result(false, failure: kSCStatusReachabilityUnknown)
+    switch FlagsQuestion.ask(target.manager, within: .seconds(1)) {
+    case .success(let asked):
+        flags.pointee = asked
+        return SCStatus.result(true)
+    case .failure(let status):
+        return SCStatus.result(false, failure: status.rawValue)
     }
-    flags.pointee = asked
-    return SCStatus.result(true)
 }
 
 /// Sets the function called with the target's flags, and the context it gets (`info`, retained with

@@ -348,6 +348,10 @@ struct SystemConfigurationTests {
         #expect(Int(SCError()) == kSCStatusInvalidArgument)
         #expect(String(cString: SCErrorString(SCError())) == "Invalid argument!")
         #expect(SCNetworkReachabilityCreateWithName(nil, "") == nil)
+        var flags = SCNetworkReachabilityFlags.reachable
+        let badName = SCNetworkReachabilityCreateWithName(nil, "bad..name")!
+        #expect(!SCNetworkReachabilityGetFlags(badName, &flags) && flags == .reachable, "no host name: no flags")
+        #expect(Int(SCError()) == kSCStatusInvalidArgument)
         #expect(SCNetworkReachabilityCreateWithAddressPair(nil, nil, nil) == nil)
         let target = SCNetworkReachabilityCreateWithName(nil, "localhost")!
         var context = SCNetworkReachabilityContext(version: 1, info: nil, retain: nil, release: nil, copyDescription: nil)
