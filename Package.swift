@@ -97,7 +97,8 @@ let package = Package(
         // Apple's SCNetworkReachability functions and types, a thin front end over the client
         // library's NetworkReachabilityManager. Apple's name on purpose: code that does
         // `import SystemConfiguration` compiles unchanged (docs/app-developers: how to alias it).
-        .target(name: "SystemConfiguration", dependencies: ["ReachdKit"]),
+        // It checks a host name where the engine does (ReachdEngine's HostSpecification), at creation.
+        .target(name: "SystemConfiguration", dependencies: ["ReachdKit", "ReachdEngine"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",

@@ -1,12 +1,15 @@
 import Dispatch
 import Foundation
+internal import ReachdEngine
 internal import ReachdKit
 
 // Every function is @discardableResult: Swift never warns about an unused result of a C function,
 // and code written against Apple's (imported from C) ignores some (`SetCallback(t, nil, nil)`).
 
 /// A target for a host name, as Apple's: a host monitor, resolved again after each network change.
-/// An IPv4 or IPv6 literal is the route to that address.
+/// An IPv4 or IPv6 literal is the route to that address. A string that is no host name at all
+/// (empty, `bad..name`, a legacy form such as `127.1`: what reachd refuses) gives `nil` and
+/// `kSCStatusInvalidArgument`, where Apple's would make a target whose lookup fails.
 ///
 /// ```swift
 /// guard let target = SCNetworkReachabilityCreateWithName(nil, "example.org") else { return }
@@ -14,7 +17,8 @@ internal import ReachdKit
 @discardableResult
 public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nodename: UnsafePointer<CChar>) -> SCNetworkReachability? {
     let name = String(cString: nodename)
-    guard !name.isEmpty else {
+    // The engine's own check, the one reachd makes of every host it is asked about.
+    guard (try? HostSpecification(domain: name)) != nil else {
         _ = SCStatus.result(false)
         return nil
     }
