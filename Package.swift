@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "ReachdKitNotifications", targets: ["ReachdKitNotifications"]),
         // Apple's SCNetworkReachability API, for code written for Apple's systems (contract 5, §1).
         .library(name: "SystemConfiguration", targets: ["SystemConfiguration"]),
+        // Apple's Network framework's path monitor (NWPathMonitor, NWPath), for code written for
+        // Apple's platforms. The name is Apple's on purpose: docs/app-developers says how to alias it.
+        .library(name: "Network", targets: ["Network"]),
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
     ],
@@ -99,6 +102,9 @@ let package = Package(
         // `import SystemConfiguration` compiles unchanged (docs/app-developers: how to alias it).
         // It checks a host name where the engine does (ReachdEngine's HostSpecification), at creation.
         .target(name: "SystemConfiguration", dependencies: ["ReachdKit", "ReachdEngine"]),
+        // NWPathMonitor and NWPath with Apple's members, a thin front end over the client
+        // library's NetworkPathMonitor. FoundationEssentials for Apple's `Data` (no ICU).
+        .target(name: "Network", dependencies: ["ReachdKit"]),
         // The command line for people and scripts, on the client library.
         .executableTarget(
             name: "reachctl",
