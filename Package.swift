@@ -137,6 +137,13 @@ let package = Package(
         .testTarget(name: "ReachdKitTests",
                     dependencies: ["ReachdKit", "ReachdKitNotifications", "SystemConfiguration", "reachd", "reachctl",
                                    "reachd-kit-updates", "reachd-fixture-apple-systemconfiguration", "ReachdTestSupport"]),
+        // Code written for Apple's platforms against the Network product, compiled as it is
+        // (Swift 5 language mode, as most such code is), with a driver that prints what each
+        // client sees; the Apple-style tests run it where an app would run.
+        .executableTarget(name: "reachd-fixture-apple-network", dependencies: ["Network"],
+                          path: "Tests/Fixtures/AppleCode/Network", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "ReachdAppleNetworkTests",
+                    dependencies: ["Network", "ReachdKit", "reachd", "reachd-fixture-apple-network", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
         // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
         .testTarget(name: "ReachdGioModuleTests", dependencies: ["reachd", "ReachdTestSupport"], exclude: ["consumers"]),

@@ -1,0 +1,94 @@
+import Foundation
+import Network
+
+// reachd-fixture-apple-network: runs the Apple-style clients in this folder (written as code for
+// iOS is, and compiled here unmodified) and prints one line per path each of them sees:
+//
+//     singleton status=satisfied expensive=0 uses=wiredEthernet interfaces=eth7:wiredEthernet gateways=10.77.1.1 ipv4=1 ipv6=0 dns=0
+//
+// With no arguments: the NetworkMonitor singleton, a ReachabilityService over NWPathMonitor as a
+// PathMonitoring, and a `for await` loop (lines start `singleton`, `protocol`, `async`). With
+// `--required TYPE` or `--prohibited TYPE[,TYPE…]`: one filtered monitor (lines start `filtered`).
+// Runs until killed. This file is the tests' driver, not Apple-style code.
+
+func line(_ client: String, _ path: NWPath) -> String {
+    let types: [(String, NWInterface.InterfaceType)] = [
+        ("wifi", .wifi), ("cellular", .cellular), ("wiredEthernet", .wiredEthernet), ("loopback", .loopback), ("other", .other),
+    ]
+    let uses = types.filter { path.usesInterfaceType($0.1) }.map(\.0).joined(separator: ",")
+    let interfaces = path.availableInterfaces.map { interface in
+        "\(interface.name):\(types.first { $0.1 == interface.type }!.0):\(interface.index)"
+    }.joined(separator: ",")
+    let gateways = path.gateways.map { endpoint -> String in
+        guard case .hostPort(let host, _) = endpoint else { return "?" }
+        switch host {
+        case .ipv4(let address): return "\(address)"
+        case .ipv6(let address): return "\(address)"
+        case .name(let name, _): return name
+        }
+    }.joined(separator: ",")
+    let status: String
+    switch path.status {
+    case .satisfied: status = "satisfied"
+    case .unsatisfied: status = "unsatisfied"
+    case .requiresConnection: status = "requiresConnection"
+    }
+    return "\(client) status=\(status) expensive=\(path.isExpensive ? 1 : 0) uses=\(uses) interfaces=\(interfaces)"
+        + " gateways=\(gateways) ipv4=\(path.supportsIPv4 ? 1 : 0) ipv6=\(path.supportsIPv6 ? 1 : 0) dns=\(path.supportsDNS ? 1 : 0)"
+}
+
+let output = DispatchQueue(label: "output")
+func emit(_ text: String) {
+    output.async { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+}
+
+func interfaceType(_ name: String) -> NWInterface.InterfaceType {
+    switch name {
+    case "wifi": return .wifi
+    case "cellular": return .cellular
+    case "wiredEthernet": return .wiredEthernet
+    case "loopback": return .loopback
+    case "other": return .other
+    default:
+        FileHandle.standardError.write(Data("unknown interface type \(name)\n".utf8))
+        exit(64)
+    }
+}
+
+final class ServiceLogger: ReachabilityServiceDelegate {
+    func reachabilityService(_ service: ReachabilityService, didUpdate path: NWPath) {
+        emit(line("protocol", path))
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var keep: [AnyObject] = []
+if arguments.count == 2, arguments[0] == "--required" || arguments[0] == "--prohibited" {
+    let monitor = arguments[0] == "--required"
+        ? NWPathMonitor(requiredInterfaceType: interfaceType(arguments[1]))
+        : NWPathMonitor(prohibitedInterfaceTypes: arguments[1].split(separator: ",").map { interfaceType(String($0)) })
+    monitor.pathUpdateHandler = { path in emit(line("filtered", path)) }
+    monitor.start(queue: DispatchQueue(label: "filtered"))
+    keep.append(monitor)
+} else if arguments.isEmpty {
+    let observer = NotificationCenter.default.addObserver(forName: .connectivityStatusChanged, object: nil, queue: nil) { _ in
+        if let path = NetworkMonitor.shared.lastPath { emit(line("singleton", path)) }
+    }
+    keep.append(observer as AnyObject)
+    NetworkMonitor.shared.startMonitoring()
+
+    let logger = ServiceLogger()
+    let service = ReachabilityService()
+    service.delegate = logger
+    service.start()
+    keep.append(logger)
+    keep.append(service)
+
+    Task {
+        await ConnectivityStream.observe { path in emit(line("async", path)) }
+    }
+} else {
+    FileHandle.standardError.write(Data("usage: reachd-fixture-apple-network [--required TYPE | --prohibited TYPE[,TYPE…]]\n".utf8))
+    exit(64)
+}
+dispatchMain()
