@@ -142,6 +142,9 @@ let package = Package(
         // client sees; the Apple-style tests run it where an app would run.
         .executableTarget(name: "reachd-fixture-apple-network", dependencies: ["Network"],
                           path: "Tests/Fixtures/AppleCode/Network", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // One running path monitor, Apple's or the library's, for Scripts/bench's Network rows.
+        .executableTarget(name: "reachd-bench-path-monitor", dependencies: ["Network", "ReachdKit"],
+                          path: "Tests/Fixtures/PathMonitorBench"),
         .testTarget(name: "ReachdAppleNetworkTests",
                     dependencies: ["Network", "ReachdKit", "reachd", "reachd-fixture-apple-network", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
