@@ -21,6 +21,8 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
         var cancelled = false
         /// The last path translated, and the library's path it came from.
         var translated: (source: NetworkPath, path: NWPath)?
+        /// The last path handed to the handler.
+        var delivered: NWPath?
     }
 
     private let paths: NetworkPathMonitor
@@ -82,12 +84,17 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
 
     public var debugDescription: String { "NWPathMonitor: \(currentPath.debugDescription)" }
 
-    /// On the monitor's queue: the handler, unless cancelled meanwhile.
+    /// On the monitor's queue: the handler, unless cancelled meanwhile. A change of what only the
+    /// library's path carries (its level, its flags) is no change of `NWPath`: no call.
     private func deliver(_ source: NetworkPath) {
         guard !state.withLock({ $0.cancelled }) else { return }
         let path = translated(source)
-        guard let handler = state.withLock({ $0.cancelled ? nil : $0.handler }) else { return }
-        handler(path)
+        let handler = state.withLock { state -> (@Sendable (NWPath) -> Void)? in
+            guard !state.cancelled, state.delivered != path else { return nil }
+            state.delivered = path
+            return state.handler
+        }
+        handler?(path)
     }
 
     /// `source` in Apple's names, translated once per new path (interface indexes are looked up).
@@ -109,14 +116,21 @@ extension NWPathMonitor: AsyncSequence {
 
     public struct Iterator: AsyncIteratorProtocol {
         private var source: AsyncStream<NetworkPath>.Iterator
+        private var last: NWPath?
 
         fileprivate init(_ source: AsyncStream<NetworkPath>.Iterator) {
             self.source = source
         }
 
+        /// The next path that differs from the last one returned.
         public mutating func next() async -> NWPath? {
-            guard let path = await source.next() else { return nil }
-            return NWPath(path, interfaceIndex: NWPathMonitor.interfaceIndex)
+            while let update = await source.next() {
+                let path = NWPath(update, interfaceIndex: NWPathMonitor.interfaceIndex)
+                guard path != last else { continue }
+                last = path
+                return path
+            }
+            return nil
         }
     }
 
