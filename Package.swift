@@ -143,7 +143,7 @@ let package = Package(
         .executableTarget(name: "reachd-fixture-apple-network", dependencies: ["Network"],
                           path: "Tests/Fixtures/AppleCode/Network", swiftSettings: [.swiftLanguageMode(.v5)]),
         // One running path monitor, Apple's or the library's, for Scripts/bench's Network rows.
-        .executableTarget(name: "reachd-bench-path-monitor", dependencies: ["Network", "ReachdKit"],
+        .executableTarget(name: "reachd-bench-path-monitor", dependencies: ["Network", "ReachdKit", "ReachdEventLoops"],
                           path: "Tests/Fixtures/PathMonitorBench"),
         .testTarget(name: "ReachdAppleNetworkTests",
                     dependencies: ["Network", "ReachdKit", "reachd", "reachd-fixture-apple-network", "ReachdTestSupport"]),
