@@ -89,6 +89,25 @@ struct AppleNetworkCodeTests {
         }
     }
 
+    @Test("after cancel() returns, the handler is never called again, whatever the network does")
+    func noHandlerCallAfterCancel() async throws {
+        try await withAppleNamespace { namespace in
+            let app = try namespace.process(AppleFixture.executable, ["--cancel-after-first"])
+            defer { app.stop(SIGKILL); app.removeOutput() }
+            try await eventually(timeout: .seconds(20), "the first path, then cancel:\n\(app.standardOutput)\(app.standardError)") {
+                app.standardOutput.contains("cancelled\n")
+            }
+            for _ in 1...3 {
+                try await namespace.deleteDefaultRoute()
+                try await Task.sleep(for: .milliseconds(300))
+                try await namespace.restoreDefaultRoute()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(!app.standardOutput.contains("after-cancel"), "\(app.standardOutput)")
+            #expect(AppleFixture.lines(of: "first", in: app).count == 1, "\(app.standardOutput)")
+        }
+    }
+
     @Test("a metered modem (NetworkManager's gsm connection over wwan0) is expensive and cellular, in-process and from reachd on the session bus")
     func aModemIsExpensiveAndCellular() async throws {
         let system = try PrivateBus(.system)

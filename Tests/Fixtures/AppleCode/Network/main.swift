@@ -9,6 +9,8 @@ import Network
 // With no arguments: the NetworkMonitor singleton, a ReachabilityService over NWPathMonitor as a
 // PathMonitoring, and a `for await` loop (lines start `singleton`, `protocol`, `async`). With
 // `--required TYPE` or `--prohibited TYPE[,TYPE…]`: one filtered monitor (lines start `filtered`).
+// With `--cancel-after-first`: a monitor whose handler cancels it on the first path (`first …`,
+// `cancelled`; a later call prints `after-cancel …`).
 // Runs until killed. This file is the tests' driver, not Apple-style code.
 
 func line(_ client: String, _ path: NWPath) -> String {
@@ -70,6 +72,25 @@ if arguments.count == 2, arguments[0] == "--required" || arguments[0] == "--proh
     monitor.pathUpdateHandler = { path in emit(line("filtered", path)) }
     monitor.start(queue: DispatchQueue(label: "filtered"))
     keep.append(monitor)
+} else if arguments == ["--cancel-after-first"] {
+    // The first path, then cancel() from the handler itself; any later call is a bug.
+    let monitor = NWPathMonitor()
+    let cancelled = NSLock()
+    var isCancelled = false
+    monitor.pathUpdateHandler = { [unowned monitor] path in
+        cancelled.lock()
+        defer { cancelled.unlock() }
+        if isCancelled {
+            emit(line("after-cancel", path))
+            return
+        }
+        emit(line("first", path))
+        monitor.cancel()
+        isCancelled = true
+        emit("cancelled")
+    }
+    monitor.start(queue: DispatchQueue(label: "cancelling"))
+    keep.append(monitor)
 } else if arguments.isEmpty {
     let observer = NotificationCenter.default.addObserver(forName: .connectivityStatusChanged, object: nil, queue: nil) { _ in
         if let path = NetworkMonitor.shared.lastPath { emit(line("singleton", path)) }
@@ -88,7 +109,7 @@ if arguments.count == 2, arguments[0] == "--required" || arguments[0] == "--proh
         await ConnectivityStream.observe { path in emit(line("async", path)) }
     }
 } else {
-    FileHandle.standardError.write(Data("usage: reachd-fixture-apple-network [--required TYPE | --prohibited TYPE[,TYPE…]]\n".utf8))
+    FileHandle.standardError.write(Data("usage: reachd-fixture-apple-network [--required TYPE | --prohibited TYPE[,TYPE…] | --cancel-after-first]\n".utf8))
     exit(64)
 }
 dispatchMain()
