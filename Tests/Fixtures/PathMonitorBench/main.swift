@@ -9,9 +9,9 @@ import ReachdKit
 /// path (`satisfied`, `unsatisfied`, `requiresConnection`). One binary for both, so the figures
 /// differ only by the front end. Runs until killed.
 ///
-/// By default on Swift's own executors, as an app written for Apple's platforms runs: there
-/// libdispatch's worker pool re-arms a timer every second for the life of the process, whatever
-/// the app does (ReachctlMain.swift). `--on-event-loop` makes reachd's event loop Swift's main and
+/// By default on Swift's own executors, as an app written for Apple's platforms runs: there,
+/// once any task has slept (`Task.sleep`), libdispatch re-arms a timer every second for the life
+/// of the process (ReachctlMain.swift). `--on-event-loop` makes reachd's event loop Swift's main and
 /// default executor on the main thread, as reachctl does, so that what remains idle is the
 /// monitor's own.
 @main
