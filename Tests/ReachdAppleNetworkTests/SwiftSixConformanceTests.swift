@@ -33,4 +33,22 @@ struct SwiftSixConformanceTests {
         #expect(first?.status == .satisfied && first?.usesInterfaceType(.cellular) == false)
         #expect(monitor.currentPath == first)
     }
+
+    @Test("a started monitor that is let go is freed and stops, as on Apple's systems: nothing keeps it alive")
+    func aReleasedMonitorIsFreed() async throws {
+        weak var released: NWPathMonitor?
+        do {
+            let monitor = NWPathMonitor()
+            released = monitor
+            let (paths, delivery) = AsyncStream.makeStream(of: NWPath.self)
+            monitor.pathUpdateHandler = { delivery.yield($0) }
+            monitor.start(queue: DispatchQueue(label: "let go"))
+            var iterator = paths.makeAsyncIterator()
+            _ = await iterator.next()
+        }
+        // The handler's queue holds the monitor while a delivery runs: a moment, not for good.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil, "the handler, the queue or the library's delivery kept the monitor")
+    }
 }
