@@ -137,11 +137,11 @@ let package = Package(
         .testTarget(name: "ReachdKitTests",
                     dependencies: ["ReachdKit", "ReachdKitNotifications", "SystemConfiguration", "reachd", "reachctl",
                                    "reachd-kit-updates", "reachd-fixture-apple-systemconfiguration", "ReachdTestSupport"]),
-        // Code written for Apple's platforms against the Network product, compiled as it is
-        // (Swift 5 language mode, as most such code is), with a driver that prints what each
-        // client sees; the Apple-style tests run it where an app would run.
+        // Code written for Apple's platforms against the Network product (Tests/Fixtures/AppleNetwork/
+        // AppleCode), compiled as it is (Swift 5 language mode, as most such code is), with a driver
+        // that prints what each client sees; the Apple-style tests run it where an app would run.
         .executableTarget(name: "reachd-fixture-apple-network", dependencies: ["Network"],
-                          path: "Tests/Fixtures/AppleCode/Network", swiftSettings: [.swiftLanguageMode(.v5)]),
+                          path: "Tests/Fixtures/AppleNetwork", swiftSettings: [.swiftLanguageMode(.v5)]),
         // One running path monitor, Apple's or the library's, for Scripts/bench's Network rows.
         .executableTarget(name: "reachd-bench-path-monitor", dependencies: ["Network", "ReachdKit", "ReachdEventLoops"],
                           path: "Tests/Fixtures/PathMonitorBench"),

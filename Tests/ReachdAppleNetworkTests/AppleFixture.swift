@@ -1,13 +1,14 @@
 import Foundation
 import ReachdTestSupport
 
-/// The Apple-style code (Tests/Fixtures/AppleCode/Network) and its driver, built next to the test bundle.
+/// The Apple-style code (Tests/Fixtures/AppleNetwork) and its driver, built next to the test bundle.
 enum AppleFixture {
     static let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     static let executable = directory.appendingPathComponent("reachd-fixture-apple-network").path
-    /// Tests/Fixtures/AppleCode/Network (this file is Tests/ReachdAppleNetworkTests/AppleFixture.swift).
+    /// Tests/Fixtures/AppleNetwork (this file is Tests/ReachdAppleNetworkTests/AppleFixture.swift):
+    /// the Apple-style files in AppleCode/, the driver in main.swift.
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/AppleCode/Network")
+        .appendingPathComponent("Fixtures/AppleNetwork")
 
     /// The lines a client of the running fixture printed (`singleton status=…` → `status=…`).
     static func lines(of client: String, in child: ChildProcess) -> [String] {

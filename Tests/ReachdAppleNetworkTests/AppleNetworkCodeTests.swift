@@ -3,7 +3,7 @@ import Glibc
 import ReachdTestSupport
 import Testing
 
-/// Code written for Apple's platforms against `Network` (Tests/Fixtures/AppleCode/Network: an
+/// Code written for Apple's platforms against `Network` (Tests/Fixtures/AppleNetwork/AppleCode: an
 /// NWPathMonitor singleton, a service over a protocol NWPathMonitor is extended to conform to, a
 /// `for await` loop), compiled as it is and run where an app runs: it sees the network of its own
 /// namespace, from reachd's engine in its own process or from reachd on its session bus.
@@ -13,9 +13,10 @@ struct AppleNetworkCodeTests {
 
     @Test("the Apple-style files compile as they are: no #if os(Linux), no conditional compilation at all")
     func fixturesCarryNoLinuxConditions() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: AppleFixture.sources.path).filter { $0.hasSuffix(".swift") }
-        #expect(Set(files).isSuperset(of: ["NetworkMonitor.swift", "PathMonitoring.swift", "ConnectivityStream.swift"]), "\(files)")
-        for file in files {
+        let appleCode = AppleFixture.sources.appendingPathComponent("AppleCode")
+        let files = try FileManager.default.contentsOfDirectory(atPath: appleCode.path).filter { $0.hasSuffix(".swift") }
+        #expect(Set(files) == ["NetworkMonitor.swift", "PathMonitoring.swift", "ConnectivityStream.swift"], "\(files)")
+        for file in files.map({ "AppleCode/\($0)" }) + ["main.swift"] {
             let text = try String(contentsOf: AppleFixture.sources.appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains("os(Linux)") && !text.contains("#if"), "\(file) is conditional")
         }

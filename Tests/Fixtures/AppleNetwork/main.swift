@@ -1,7 +1,7 @@
 import Foundation
 import Network
 
-// reachd-fixture-apple-network: runs the Apple-style clients in this folder (written as code for
+// reachd-fixture-apple-network: runs the Apple-style clients in AppleCode/ (written as code for
 // iOS is, and compiled here unmodified) and prints one line per path each of them sees:
 //
 //     singleton status=satisfied expensive=0 uses=wiredEthernet interfaces=eth7:wiredEthernet gateways=10.77.1.1 ipv4=1 ipv6=0 dns=0
