@@ -7,7 +7,7 @@ import Testing
 /// its own package and prints the status, and its README shows what it prints.
 @Suite("Example package", .timeLimit(.minutes(15)))
 struct ExamplePackageTests {
-    @Test("examples/ReachabilityExample builds against the ReachdKit product and prints the status")
+    @Test("examples/ReachabilityExample builds against the ReachdKit, SystemConfiguration and Network products and prints the status both ways")
     func examplePackageBuildsAndRuns() async throws {
         let package = Executables.packageRoot.appendingPathComponent("examples/ReachabilityExample").path
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reachability-example-\(UUID().uuidString.prefix(8))")
@@ -34,6 +34,16 @@ struct ExamplePackageTests {
             ])
             #expect(run.succeeded, "\(run.transcript)")
             #expect(run.standardOutput == "Reachable via WiFi [Reachable] via other\npath satisfied, level dns\n", "\(run.transcript)")
+
+            // Its Apple-style target, SCNetworkReachability's and NWPathMonitor's code as written for
+            // iOS, reads the same network through the same reachd.
+            let apple = try await runTool(scratch.appendingPathComponent("debug/AppleStyleExample").path, [], environment: [
+                "DBUS_SESSION_BUS_ADDRESS": world.session.address, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8",
+            ])
+            #expect(apple.succeeded, "\(apple.transcript)")
+            let lines = apple.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2 && lines[0] == "SCNetworkReachability: reachable true, WWAN false"
+                    && lines[1].hasPrefix("NWPath: satisfied, expensive false, interfaces ["), "\(apple.transcript)")
         }
 
         // Its README's output is what it prints on the documentation's Wi-Fi laptop, made by

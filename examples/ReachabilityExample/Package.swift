@@ -15,5 +15,13 @@ let package = Package(
             name: "ReachabilityExample",
             dependencies: [.product(name: "ReachdKit", package: "reachd")]
         ),
+        // Apple-platform code, unchanged: Apple's module names, answered by reachd.
+        .executableTarget(
+            name: "AppleStyleExample",
+            dependencies: [
+                .product(name: "SystemConfiguration", package: "reachd"),
+                .product(name: "Network", package: "reachd"),
+            ]
+        ),
     ]
 )
