@@ -61,6 +61,8 @@ private struct AppPackage {
                         dependencies: [
                             \(own),
                             .product(name: "ReachdKit", package: "reachd"),
+                            .product(name: "SystemConfiguration", package: "reachd"),
+                            .product(name: "Network", package: "reachd"),
                         ]
                     ),
                 ]
@@ -75,11 +77,13 @@ private struct AppPackage {
         let names = namesOthersUse.map { $0 == "CDBus" ? "String(cString: cdbus_module_name())" : "\($0).moduleName" }
         try write("Sources/CoexistingApp/main.swift", """
             \(imports)
+            import Network
             import ReachdKit
+            import SystemConfiguration
 
             print("own modules: \\([\(names.joined(separator: ", "))].joined(separator: " "))")
             let manager = NetworkReachabilityManager(.defaultRoute, service: .inProcess)
-            print("reachd: \\(manager.networkReachabilityStatus)")
+            print("reachd: \\(manager.networkReachabilityStatus), \\(SCNetworkReachabilityFlags.reachable.rawValue), \\(NWInterface.InterfaceType.wifi)")
 
             """)
     }
