@@ -66,6 +66,12 @@ extension ReachabilityDetails {
             add("networkd-link-online", .dictionary(key: "s", value: "s", networkdLinkOnlineStates.sorted { $0.key < $1.key }
                 .map { DictionaryEntry(.string($0.key), .string($0.value)) }))
         }
+        add("connman-state", connmanState.map { .string($0) })
+        add("connman-offline-mode", connmanOfflineMode.map { .boolean($0) })
+        add("connman-service-type", connmanServiceType.map { .string($0) })
+        add("connman-service-state", connmanServiceState.map { .string($0) })
+        add("connman-service-error", connmanServiceError.map { .string($0) })
+        add("connman-ipv4ll", connmanIPv4LinkLocal.map { .boolean($0) })
         add("override-rule", overrideRule.map { .string($0) })
         if includingSince { add("override-since-usec", overrideSinceMicroseconds.map { .uint64($0) }) }
         add("check-source", checkSource.map { .string($0) })

@@ -11,4 +11,7 @@ public enum Backend: String, Sendable, CaseIterable {
     /// The kernel's path with what systemd-networkd adds (medium, `connecting`, links' online
     /// states), used when networkd is on the bus with an `OnlineState` and NetworkManager is not.
     case systemdNetworkd = "systemd-networkd"
+    /// ConnMan's word checked against the kernel's path (contract 5, §5), used when `net.connman`
+    /// is on the bus and NetworkManager is not.
+    case connman
 }

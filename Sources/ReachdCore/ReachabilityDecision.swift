@@ -4,7 +4,7 @@
 ///
 /// | row | when | published |
 /// |---|---|---|
-/// | R0 | NetworkManager not on the bus | the kernel's path (`netlink`), with systemd-networkd's word when it is a source (`PublishedReachability(kernelPath4:kernelPath6:networkd:)`) |
+/// | R0 | NetworkManager not on the bus | the kernel's path (`netlink`), with systemd-networkd's word when it is a source (`PublishedReachability(kernelPath4:kernelPath6:networkd:)`); with ConnMan on the bus, its own table (`ReachabilityDecision+ConnMan.swift`) |
 /// | R1 | NetworkManager starting (`Startup`), State < 60, a usable kernel path | the kernel's path |
 /// | R2 | ASLEEP | NetworkManager (`disabled`), never overridden |
 /// | R3 | a captive portal | NetworkManager; over a device it does not control while it says < 60, the kernel's path with the portal flags |
@@ -58,6 +58,9 @@ public struct ReachabilityDecision: Sendable, Hashable {
         public var disagreementSinceMicroseconds: UInt64?
         /// systemd-networkd's word; nil while it is not on the bus. Used only without NetworkManager.
         public var networkd: NetworkdSnapshot?
+        /// ConnMan's word; nil while it is not on the bus. Used only without NetworkManager, and
+        /// ahead of systemd-networkd (a machine running both has ConnMan manage its links).
+        public var connman: ConnManSnapshot?
         /// Some link that could carry a path (not loopback, not a sink) is up with carrier:
         /// without it, no route is `no-link` (R13).
         public var hasEligibleLink: Bool
@@ -65,9 +68,11 @@ public struct ReachabilityDecision: Sendable, Hashable {
         public init(
             networkManager: NetworkManagerSnapshot?, ipv4: KernelPath, ipv6: KernelPath = .none, overrides: Bool = true,
             delay: Duration = .seconds(1), disagreementHeld: Duration? = nil,
-            disagreementSinceMicroseconds: UInt64? = nil, networkd: NetworkdSnapshot? = nil, hasEligibleLink: Bool = true
+            disagreementSinceMicroseconds: UInt64? = nil, networkd: NetworkdSnapshot? = nil, hasEligibleLink: Bool = true,
+            connman: ConnManSnapshot? = nil
         ) {
             self.networkd = networkd
+            self.connman = connman
             self.hasEligibleLink = hasEligibleLink
             self.networkManager = networkManager
             self.ipv4 = ipv4
@@ -104,13 +109,13 @@ public struct ReachabilityDecision: Sendable, Hashable {
         self = decision
     }
 
-    private init(_ published: PublishedReachability, _ rule: Rule) {
+    init(_ published: PublishedReachability, _ rule: Rule) {
         self.published = published
         self.rule = rule
     }
 
     /// §1.3's definitions, computed once.
-    private struct Facts {
+    struct Facts {
         let input: Input
         /// The kernel's view as published without NetworkManager.
         let kernel: PublishedReachability
@@ -149,6 +154,17 @@ public struct ReachabilityDecision: Sendable, Hashable {
                 details.networkManagerCheckLive = nm.connectivityCheckIsLive
                 details.networkManagerStartup = nm.startup
                 if kernelOK { details.pathDeviceControlled = deviceIsControlled }
+            } else if let connman = input.connman {
+                details.connmanState = connman.state
+                details.connmanOfflineMode = connman.offlineMode
+                let service = connman.defaultService ?? connman.connectingService ?? connman.failedService
+                details.connmanServiceType = service?.type
+                details.connmanServiceState = service?.state
+                details.connmanServiceError = service.flatMap { $0.error.isEmpty ? nil : $0.error }
+                if input.ipv4.isLinkLocalOnly || (input.ipv4.isUsable && connman.service(
+                    interface: input.ipv4.route?.outgoingInterface ?? "")?.hasIPv4LinkLocalOnly == true) {
+                    details.connmanIPv4LinkLocal = true
+                }
             } else if let networkd = input.networkd, networkd.isSource {
                 details.networkdOnlineState = networkd.onlineState
                 details.networkdLinkOnlineStates = networkd.linkOnlineStates
@@ -165,6 +181,7 @@ public struct ReachabilityDecision: Sendable, Hashable {
         let input = facts.input
         // R0
         guard let nm = input.networkManager else {
+            if let connman = input.connman { return evaluate(connman: connman, facts, timedRows: timedRows) }
             guard let networkd = input.networkd, networkd.isSource else { return ReachabilityDecision(facts.kernel, .r0) }
             return ReachabilityDecision(PublishedReachability(
                 kernelPath4: input.ipv4, kernelPath6: input.ipv6, networkd: networkd,

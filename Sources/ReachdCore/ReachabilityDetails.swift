@@ -46,6 +46,17 @@ public struct ReachabilityDetails: Sendable, Hashable {
     /// `networkd-link-online` (`a{ss}`): each link's own `OnlineState`, by name, for the links
     /// networkd has one for (`reachctl wait -i IF:online` reads it); empty unless networkd is the source.
     public var networkdLinkOnlineStates: [String: String] = [:]
+    /// `connman-state`, `connman-offline-mode`: ConnMan's manager, nil unless it is the source.
+    public var connmanState: String?
+    public var connmanOfflineMode: Bool?
+    /// `connman-service-type`, `connman-service-state`, `connman-service-error`: the service that
+    /// decided (the default one, else the one connecting or failed), nil when there is none.
+    public var connmanServiceType: String?
+    public var connmanServiceState: String?
+    public var connmanServiceError: String?
+    /// `connman-ipv4ll`: the IPv4 path has only a link-local source (169.254/16, ConnMan's
+    /// fallback when DHCP gets no answer): it reaches the link, not the Internet.
+    public var connmanIPv4LinkLocal: Bool?
     /// `override-since-usec`: when the disagreement began (CLOCK_MONOTONIC, µs). Changes of this
     /// key alone are not announced.
     public var overrideSinceMicroseconds: UInt64?

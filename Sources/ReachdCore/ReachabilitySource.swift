@@ -12,8 +12,10 @@ public enum ReachabilitySource: String, Sendable, Hashable, CaseIterable {
     case networkManagerRefined = "networkmanager-refined"
     /// The kernel's path (no NetworkManager, or it is still starting).
     case netlink
-    /// The kernel's path, overriding a NetworkManager that disagrees.
+    /// The kernel's path, overriding a NetworkManager (or ConnMan) that disagrees.
     case netlinkOverride = "netlink-override"
+    /// ConnMan's word over the kernel's actual path (contract 5, §5).
+    case connman
 }
 
 /// `UnsatisfiedReason`: why the network is not usable, in words Linux can know
