@@ -37,6 +37,8 @@ actor ChangeMerger {
         case networkManager(NetworkManagerSnapshot?)
         /// systemd-networkd's state, or nil when it is absent (it counts only without NetworkManager).
         case networkd(NetworkdSnapshot?)
+        /// ConnMan's state, or nil when it is absent (it counts only without NetworkManager).
+        case connman(ConnManSnapshot?)
         /// A link, address or route changed in the kernel.
         case kernelChanged
         /// A pending disagreement may have held long enough.
@@ -71,6 +73,8 @@ actor ChangeMerger {
     private var heardNetworkManager = false
     /// systemd-networkd's last word, nil while it is absent.
     private var networkd: NetworkdSnapshot?
+    /// ConnMan's last word, nil while it is absent.
+    private var connman: ConnManSnapshot?
     /// The last value computed (published, or waiting out the settle time).
     private var computed: PublishedReachability?
     /// The kernel's paths and facts as last read, until the kernel says something changed:
@@ -135,6 +139,9 @@ actor ChangeMerger {
             heardNetworkManager = true
         case .networkd(let snapshot):
             networkd = snapshot
+            guard heardNetworkManager else { return }
+        case .connman(let snapshot):
+            connman = snapshot
             guard heardNetworkManager else { return }
         case .reachdCheck(let key, let result):
             reachdCheck = (key, result)
@@ -203,13 +210,24 @@ actor ChangeMerger {
             value.path = reading.facts
             value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
             if value.backend == .systemdNetworkd, let networkd { value.path = value.path.withMedia(of: networkd) }
+            if value.backend == .connman, let connman {
+                value.path = value.path.withMedia(of: connman, published: value.interfaceType)
+                // ConnMan's `online` is its own HTTP check passing (EnableOnlineCheck).
+                value.path.connectivityChecked = value.connectivity == .full
+            }
         }
         // Who checks connectivity: NetworkManager where its check is live, else reachd's own
         // (its verdict enters as NetworkManager's does, and only over the paths it was made for).
+        // ConnMan's `online` counts as a check that passed; its `ready` (no check, or one that
+        // failed) leaves the answer to reachd's own check where one is configured.
+        let connmanChecked = networkManager == nil && value.backend == .connman && connman?.isOnline == true
         let pathsToCheck = CheckPaths(ipv4: .init(reading.ipv4), ipv6: .init(reading.ipv6),
-                                      networkManagerChecks: networkManager?.connectivityCheckIsLive ?? false, resumes: resumes)
+                                      networkManagerChecks: (networkManager?.connectivityCheckIsLive ?? false) || connmanChecked,
+                                      resumes: resumes)
         if value.status != .unknown {
-            if pathsToCheck.networkManagerChecks {
+            if connmanChecked {
+                value.details.checkSource = "connman"
+            } else if pathsToCheck.networkManagerChecks {
                 value.details.checkSource = "networkmanager"
             } else if let reachdCheck, reachdCheck.key == pathsToCheck.key {
                 value = value.checked(by: reachdCheck.result)
@@ -251,7 +269,7 @@ actor ChangeMerger {
                 overrides: crossCheck.overrides, delay: crossCheck.delay,
                 disagreementHeld: disagreement.map { now - $0.since },
                 disagreementSinceMicroseconds: disagreement?.sinceMicroseconds,
-                networkd: networkd, hasEligibleLink: hasEligibleLink))
+                networkd: networkd, hasEligibleLink: hasEligibleLink, connman: connman))
         }
         var decision = evaluate()
         let timed = decision.pending ?? (decision.rule.isTimed ? decision.rule : nil)
@@ -287,7 +305,8 @@ actor ChangeMerger {
         let now: ReachabilityDecision.Rule? = decision.published.source == .netlinkOverride ? decision.rule : nil
         guard now != overriding else { return }
         let networkdSays = decision.published.backend == .systemdNetworkd ? networkd.map { "systemd-networkd says \($0.onlineState)" } : nil
-        let says = networkManager.map { "NetworkManager says \($0.state)" } ?? networkdSays ?? "NetworkManager is gone"
+        let connmanSays = decision.published.backend == .connman ? connman.map { "ConnMan says \($0.state)" } : nil
+        let says = networkManager.map { "NetworkManager says \($0.state)" } ?? networkdSays ?? connmanSays ?? "NetworkManager is gone"
         if let now {
             let path = paths.ipv4.isUsable ? paths.ipv4 : paths.ipv6
             let kernel: String
@@ -295,6 +314,7 @@ actor ChangeMerger {
                 let interface = path.route?.outgoingInterface ?? "?"
                 let device = networkManager?.device(kernelName: interface)
                 let control = networkdSays != nil ? "not managed by systemd-networkd"
+                    : connmanSays != nil ? "no ConnMan service"
                     : device == nil ? "not known to NetworkManager"
                     : device!.isExternal ? "configured outside NetworkManager" : "unmanaged"
                 kernel = "the kernel routes \(path.gateway.map { "via \($0) " } ?? "")over \(interface) (\(control))"

@@ -5,7 +5,7 @@ import Logging
 import ReachdCore
 import Synchronization
 
-/// reachd's engine: the sources (NetworkManager, systemd-networkd, the kernel, reachd's own
+/// reachd's engine: the sources (NetworkManager, systemd-networkd, ConnMan, the kernel, reachd's own
 /// connectivity check), the change merger and the host monitors, without any front end.
 ///
 /// Two front ends use it (contract 4, §3.1; docs/design.md, "The change path"): reachd exports
@@ -103,11 +103,19 @@ package final class ReachdEngine: Sendable {
         }
         let kernelChanges = try await NetlinkChangeMonitor(
             loop: loop, defaultRoutes: defaultRoutes, allRouteEvents: configuration.allRouteEvents).changes()
-        // A resume (logind's, or seen in the clocks) has NetworkManager read again.
-        let (resyncs, resync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // A resume (logind's, or seen in the clocks) has NetworkManager and ConnMan read again.
+        let (resyncs, networkManagerResync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (connmanResyncs, connmanResync) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let resync: @Sendable () -> Void = {
+            networkManagerResync.yield()
+            connmanResync.yield()
+        }
         // Kernel link events have systemd-networkd's links listed again (its DescribeLink sends no signal).
         let (linkChanges, linkChanged) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        tasks.append(Task { await watchNetworkManager(resyncs: resyncs, resync: resync, networkdLinkChanges: linkChanges) })
+        tasks.append(Task {
+            await watchNetworkManager(resyncs: resyncs, resync: resync, networkdLinkChanges: linkChanges,
+                                      connmanResyncs: connmanResyncs)
+        })
         tasks.append(Task { await forwardKernelChanges(kernelChanges, resync: resync, linksChanged: linkChanged) })
         running.withLock { $0 += tasks }
         return await merger.firstValue()
@@ -142,7 +150,7 @@ package final class ReachdEngine: Sendable {
     /// waits out the rest (the stream keeps only the newest), so a routing
     /// daemon rewriting thousands of routes a second costs four evaluations a
     /// second, and a quiet kernel costs nothing (no timer is armed).
-    private func forwardKernelChanges(_ changes: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation? = nil,
+    private func forwardKernelChanges(_ changes: AsyncStream<Void>, resync: (@Sendable () -> Void)? = nil,
                                       linksChanged: AsyncStream<Void>.Continuation? = nil) async {
         let interval = Duration.milliseconds(250)
         var last: ContinuousClock.Instant?
@@ -157,7 +165,7 @@ package final class ReachdEngine: Sendable {
             linksChanged?.yield()
             if sleeps.sleptSinceLastCheck(bootTime: Self.clock(CLOCK_BOOTTIME), monotonic: Self.clock(CLOCK_MONOTONIC)) {
                 logger.info("resume: resynchronising (the boot-time clock ran ahead: the machine slept)")
-                resync?.yield()
+                resync?()
                 await merger.receive(.resumed)
             } else {
                 await merger.receive(.kernelChanged)
@@ -165,9 +173,11 @@ package final class ReachdEngine: Sendable {
         }
     }
 
-    /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all).
-    private func watchNetworkManager(resyncs: AsyncStream<Void>, resync: AsyncStream<Void>.Continuation,
-                                     networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
+    /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all),
+    /// and has systemd-networkd and ConnMan followed on the same bus.
+    private func watchNetworkManager(resyncs: AsyncStream<Void>, resync: @escaping @Sendable () -> Void,
+                                     networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
+                                     connmanResyncs: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
         guard configuration.usesSystemBus else {
             await merger.receive(.networkManager(nil))
             return
@@ -188,6 +198,8 @@ package final class ReachdEngine: Sendable {
         defer { resumes.cancel() }
         let networkd = await watchNetworkd(on: system, linkChanges: networkdLinkChanges)
         defer { networkd.cancel() }
+        let connman = await watchConnMan(on: system, resyncs: connmanResyncs)
+        defer { connman.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         defer { Task { [checker] in await checker.attach(nil) } }
         do {
@@ -228,6 +240,27 @@ package final class ReachdEngine: Sendable {
         return task
     }
 
+    /// Follows ConnMan on `system` (it counts only while NetworkManager is absent); returns once
+    /// its first word (or its absence) is with the merger, as `watchNetworkd` does.
+    private func watchConnMan(on system: Connection, resyncs: AsyncStream<Void>) async -> Task<Void, Never> {
+        let (firstReport, reported) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let backend = ConnManBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        let task = Task { [logger, merger] in
+            do {
+                try await backend.run(resyncs: resyncs) { snapshot in
+                    await merger.receive(.connman(snapshot))
+                    reported.yield()
+                }
+            } catch {
+                logger.error("watching ConnMan failed: \(error)")
+                await merger.receive(.connman(nil))
+            }
+            reported.finish()
+        }
+        for await _ in firstReport { break }
+        return task
+    }
+
     private static func clock(_ id: clockid_t) -> Duration {
         var now = timespec()
         clock_gettime(id, &now)
@@ -239,7 +272,7 @@ package final class ReachdEngine: Sendable {
     /// resolved again, then all of it once more 5 s later (a resume settles in steps).
     /// Nothing is done before sleep: NetworkManager's ASLEEP and the links going down are
     /// the truth then. Without logind on the bus nothing arrives, at no cost.
-    private func followResumes(on system: Connection, resync: AsyncStream<Void>.Continuation) async {
+    private func followResumes(on system: Connection, resync: @escaping @Sendable () -> Void) async {
         guard let signals = try? await system.signals(matching: MatchRule(
             sender: "org.freedesktop.login1", interface: "org.freedesktop.login1.Manager",
             member: "PrepareForSleep", path: "/org/freedesktop/login1")) else { return }
@@ -250,7 +283,7 @@ package final class ReachdEngine: Sendable {
             again?.cancel()
             let round = { @Sendable [logger, merger] (which: String) async in
                 logger.info("resume: resynchronising (\(which))")
-                resync.yield()
+                resync()
                 await merger.receive(.resumed)
             }
             await round("at wake")
