@@ -21,6 +21,13 @@ REACHD_TEST_PACKAGES=(
     xdg-desktop-portal valgrind   # the portal over the GIO module; memcheck of the module
     strace                        # zero system calls while idle, counted (kernel path, connectivity check)
     zsh fish                      # reachctl's completion scripts, run by the shells they are for
+    ethtool                       # tx checksumming off on a DHCP server's veth (ConnMan's client drops offloaded ones)
+)
+# Test packages whose maintainer scripts would start a daemon that takes over the machine's
+# interfaces (connmand): installed by install_missing_without_starting, which forbids that.
+# The tests run them only inside network namespaces (Scripts/harness/connman-netns).
+REACHD_TEST_DAEMON_PACKAGES=(
+    connman                       # the real connmand, in a namespace (RealConnManTests)
 )
 
 REACHD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -93,6 +100,38 @@ install_missing() {
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# install_missing_without_starting PACKAGE...: install_missing, with a policy-rc.d that exits 101
+# (invoke-rc.d then starts nothing) for the duration, removed afterwards unless it was there.
+install_missing_without_starting() {
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=() policy=/usr/sbin/policy-rc.d placed=0
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    if [ ! -e "$policy" ]; then
+        say "installing ${missing[*]} with $policy exiting 101: their services must never start on this machine"
+        printf '#!/bin/sh\n# Written by reachd'"'"'s Scripts/lib/common.sh while it installs test packages.\nexit 101\n' |
+            "${sudo[@]}" tee "$policy" >/dev/null
+        "${sudo[@]}" chmod 755 "$policy"
+        placed=1
+    fi
+    local status=0
+    install_missing "${missing[@]}" || status=$?
+    if [ "$placed" = 1 ]; then "${sudo[@]}" rm -f "$policy"; fi
+    # Installed for tests only: not started now, and not at the next boot either (the package's
+    # postinst enables its unit whatever policy-rc.d says).
+    if command -v systemctl >/dev/null 2>&1; then
+        "${sudo[@]}" systemctl disable --quiet connman.service connman-wait-online.service >/dev/null 2>&1 || true
+        if systemctl is-active --quiet connman.service 2>/dev/null; then
+            say "connman.service is running on this machine after its install; stopping it"
+            "${sudo[@]}" systemctl stop connman.service || true
+        fi
+    fi
+    return "$status"
 }
 
 # find_swift: make sure `swift` is on PATH (the machine keeps it in /opt/swift).

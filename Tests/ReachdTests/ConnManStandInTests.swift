@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import ReachdTestSupport
+import Testing
+
+/// ConnMan's media a namespace cannot make (a modem, roaming, a VPN), from a stand-in that answers
+/// ConnMan's interface on the private system bus (Scripts/harness/connman-standin) over real links:
+/// the client's veth for the cellular and Wi-Fi services, a real tun device for the VPN. The
+/// stand-in's shapes are checked against the real connmand's in the same run, so it cannot drift
+/// into answering what ConnMan never says.
+@Suite("reachd with a ConnMan stand-in for cellular, roaming and VPN", .serialized, .timeLimit(.minutes(3)))
+struct ConnManStandInTests {
+    typealias Real = RealConnManTests
+
+    /// busctl --json=short's `{"type": …, "data": …}` of a call, parsed.
+    static func json(_ namespaces: Real.Namespaces, _ action: String) async throws -> [String: Any] {
+        let text = try await namespaces.output(action)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw TestFailure("\(action) printed no JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// `a{sv}` as busctl prints it: each key's D-Bus type.
+    static func types(_ dictionary: Any?) -> [String: String] {
+        guard let dictionary = dictionary as? [String: Any] else { return [:] }
+        return dictionary.compactMapValues { ($0 as? [String: Any])?["type"] as? String }
+    }
+
+    /// The first service's `a{sv}` of a GetServices answer.
+    static func firstService(_ answer: [String: Any]) -> [String: Any] {
+        let list = (answer["data"] as? [Any])?.first as? [Any]
+        let entry = list?.first as? [Any]
+        return entry?.last as? [String: Any] ?? [:]
+    }
+
+    static func withStandIn(
+        _ body: (Real.Namespaces, ReachdProcess, _ set: (String) async throws -> Void) async throws -> Void
+    ) async throws {
+        guard geteuid() == 0 else { throw TestFailure("this test needs root (network namespaces); run it with sudo -E Scripts/test") }
+        let directory = "/tmp/rcs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer {
+            if let down = try? ChildProcess(Real.harness, ["down", directory]) { down.waitBlocking(); down.removeOutput() }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let up = try await runTool(Real.harness, ["--standin", "up", directory], timeout: .seconds(60))
+        guard up.succeeded else { throw TestFailure("connman-netns --standin up failed: \(up.transcript)") }
+        let namespaces = Real.Namespaces(directory: directory, environment: try Real.readEnvironment(directory))
+        try await withPrivateBus { session in
+            try await withReachd(session: session, systemBus: try namespaces.value("SYSTEM_BUS_ADDRESS"),
+                                 network: .named(try namespaces.value("CLIENT_NETNS"))) { reachd in
+                try await body(namespaces, reachd) { state in
+                    try await runToolChecked(Real.harness, ["standin-set", directory, state], timeout: .seconds(30))
+                }
+            }
+        }
+    }
+
+    static func expectProperties(_ expected: [String: String], after what: String, reachd: ReachdProcess) async throws {
+        var seen: [String: String] = [:]
+        do {
+            try await eventually(timeout: .seconds(10), pollingEvery: .milliseconds(50), "after \(what): \(expected)") {
+                for name in expected.keys { seen[name] = try await Real.property(name, reachd) }
+                return seen == expected
+            }
+        } catch {
+            throw TestFailure("after \(what) reachd publishes \(seen), not \(expected)\nreachd:\n\(reachd.standardError.suffix(3000))")
+        }
+    }
+
+    @Test("the stand-in answers GetProperties and GetServices in the real connmand's shapes (compared in this run)")
+    func standInHasTheRealShapes() async throws {
+        // The real connmand, ready on a DHCP lease (its online check is not needed for shapes).
+        try await Real.withReachdOverConnMan(options: ["--no-check"]) { real, _, _ in
+            let realProperties = try await Self.json(real, "get-properties")
+            let realServices = try await Self.json(real, "get-services")
+            try await Self.withStandIn { standIn, _, set in
+                let link = try standIn.value("CLIENT_IF")
+                try await set(#"{"State":"online","Services":[{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)","IPv4":"10.0.0.2"}]}"#)
+                let properties = try await Self.json(standIn, "get-properties")
+                let services = try await Self.json(standIn, "get-services")
+                #expect(properties["type"] as? String == realProperties["type"] as? String)
+                #expect(services["type"] as? String == realServices["type"] as? String)
+                let realManager = Self.types((realProperties["data"] as? [Any])?.first)
+                for (key, type) in Self.types((properties["data"] as? [Any])?.first) {
+                    #expect(realManager[key] == type, "Manager \(key): the stand-in says \(type), connmand \(realManager[key] ?? "nothing")")
+                }
+                let realService = Self.firstService(realServices), service = Self.firstService(services)
+                let realTypes = Self.types(realService)
+                for key in ["Type", "State", "Ethernet", "IPv4", "IPv6"] {
+                    #expect(realTypes[key] != nil && Self.types(service)[key] == realTypes[key], "service \(key)")
+                }
+                for (key, type) in Self.types(service) where realTypes[key] != nil {
+                    #expect(realTypes[key] == type, "service \(key): the stand-in says \(type), connmand \(realTypes[key]!)")
+                }
+                for nested in ["Ethernet", "IPv4"] {
+                    let realNested = Self.types((realService[nested] as? [String: Any])?["data"])
+                    for (key, type) in Self.types((service[nested] as? [String: Any])?["data"]) {
+                        #expect(realNested[key] == type, "\(nested).\(key): the stand-in says \(type), connmand \(realNested[key] ?? "nothing")")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a cellular service → Reachable via WWAN, IsWWAN, metered; a roaming one ready too, connectivity unverified; Wi-Fi unmetered; OfflineMode → disabled")
+    func cellularAndRoaming() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF")
+            try await set(#"{"State":"online","Services":[{"id":"cellular_1","Type":"cellular","State":"online","Roaming":false,"Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties([
+                "Status": "i 1", "Flags": "u 262146", "InterfaceType": "s \"wwan\"", "Metered": "b true",
+                "Backend": "s \"connman\"", "Source": "s \"connman\"", "Connectivity": "s \"full\"",
+            ], after: "a cellular service online", reachd: reachd)
+            try await set(#"{"State":"online","Services":[{"id":"wifi_1","Type":"wifi","State":"online","Roaming":true,"Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties([
+                "Status": "i 2", "InterfaceType": "s \"wifi\"", "Metered": "b false",
+            ], after: "a Wi-Fi service (Roaming is cellular's alone)", reachd: reachd)
+            try await set(#"{"State":"ready","Services":[{"id":"cellular_1","Type":"cellular","State":"ready","Roaming":true,"Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties([
+                "Status": "i 1", "InterfaceType": "s \"wwan\"", "Metered": "b true", "Connectivity": "s \"unknown\"",
+            ], after: "a roaming cellular service, ready", reachd: reachd)
+            try await set(#"{"State":"offline","OfflineMode":true,"Services":[]}"#)
+            try await Self.expectProperties([
+                "Status": "i 0", "UnsatisfiedReason": "s \"disabled\"", "Backend": "s \"connman\"",
+            ], after: "OfflineMode", reachd: reachd)
+        }
+    }
+
+    @Test("a VPN service over ethernet, its tun carrying the default route → InterfaceType vpn, TransientConnection, underlay ethernet")
+    func vpnOverItsUnderlay() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF"), tun = try namespaces.value("TUN_IF")
+            try await set(#"{"State":"online","Services":[{"id":"vpn_1","Type":"vpn","State":"ready","Interface":"\#(tun)"},{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)"}]}"#)
+            try await namespaces.run("vpn-route-up")
+            try await Self.expectProperties([
+                "Status": "i 2", "Flags": "u 131075", "InterfaceType": "s \"vpn\"", "Interface": "s \"\(tun)\"",
+                "UnderlyingInterfaceType": "s \"ethernet\"", "Backend": "s \"connman\"", "Source": "s \"connman\"",
+            ], after: "the VPN up over ethernet", reachd: reachd)
+            try await namespaces.run("vpn-route-down")
+            try await set(#"{"State":"online","Services":[{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties([
+                "Status": "i 2", "Flags": "u 2", "InterfaceType": "s \"ethernet\"", "Interface": "s \"\(link)\"",
+            ], after: "the VPN down", reachd: reachd)
+        }
+    }
+}
