@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// Who answers (`service`, `.automatic` unless chosen, and `REACHD_SERVICE` in the environment):
 /// reachd on the session bus if it is running or can be started there, else reachd on the system
-/// bus, else the same engine in this process (the kernel; NetworkManager or systemd-networkd when
+/// bus, else the same engine in this process (the kernel; NetworkManager, systemd-networkd or ConnMan when
 /// the system bus has them). A reachd that answers for another network namespace is never used.
 /// When the provider in use leaves and cannot be started again, the manager moves down that
 /// order, and back up when a nearer one appears: each move is one update, with its `service`.

@@ -39,7 +39,7 @@ public enum ServiceChoice: Sendable, Hashable, CustomStringConvertible {
     case session(address: String? = nil)
     /// reachd on the system bus at `address` (nil: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
     case system(address: String? = nil)
-    /// The engine in this process (the kernel; NetworkManager or systemd-networkd when the
+    /// The engine in this process (the kernel; NetworkManager, systemd-networkd or ConnMan when the
     /// system bus has them; reachd's own connectivity check when `REACHD_CONNECTIVITY_URI` is set).
     case inProcess
 
