@@ -45,8 +45,11 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
     /// override, the word the service did not follow.
     public var networkManagerState: NMState?
-    /// Who checked connectivity (`Details`' `check-source`): `networkmanager`, `reachd` (its own
-    /// check, where NetworkManager does not check), `nil` when nobody did.
+    /// What ConnMan's manager says (`Details`' `connman-state`: `offline`, `idle`, `ready`,
+    /// `online`), `nil` unless ConnMan is the source: under an override, the word not followed.
+    public var connmanState: String?
+    /// Who checked connectivity (`Details`' `check-source`): `networkmanager`, `connman` (its
+    /// `online`), `reachd` (its own check, where neither checks), `nil` when nobody did.
     public var connectivityCheckSource: String?
     /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
     public var captivePortalURL: String = ""
@@ -154,6 +157,7 @@ extension ReachabilityUpdate {
                 } else {
                     networkManagerState = nil
                 }
+                connmanState = details["connman-state"]?.unwrappingVariant.stringValue
                 connectivityCheckSource = details["check-source"]?.unwrappingVariant.stringValue
             default:
                 break

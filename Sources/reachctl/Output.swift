@@ -56,7 +56,8 @@ enum Output {
           level:        \(path.level.rawValue)
         """
         if let checker = update.connectivityCheckSource {
-            text += "\n  checked by:   \(checker == "networkmanager" ? "NetworkManager" : checker)"
+            let name = ["networkmanager": "NetworkManager", "connman": "ConnMan"][checker] ?? checker
+            text += "\n  checked by:   \(name)"
         }
         if path.unsatisfiedReason != .none { text += "\n  reason:       \(path.unsatisfiedReason.rawValue)" }
         // Behind a portal reachd's own check found: where to log in.
@@ -66,6 +67,8 @@ enum Output {
         // Under an override, what the service did not follow.
         if update.source == .netlinkOverride, let state = update.networkManagerState {
             text += "\n  note:         NetworkManager says \(state)"
+        } else if update.source == .netlinkOverride, let state = update.connmanState {
+            text += "\n  note:         ConnMan says \(state)"
         }
         if !path.availableInterfaces.isEmpty {
             let interfaces = path.availableInterfaces.map { "\($0.name) (\($0.type.rawValue)\($0.hasInternetPath ? ", internet" : ""))" }

@@ -229,6 +229,11 @@ struct RealConnManTests {
             #expect(try await namespaces.output("state").contains("online"), "ConnMan still says online")
             let details = try await Self.property("Details", reachd)
             #expect(details.contains("\"override-rule\" s \"R4\""), "\(details)")
+            // reachctl in reachd's namespace says what the service did not follow.
+            let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent().appendingPathComponent("reachctl").path
+            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["status"])
+            let status = try await runTool(tool, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": reachd.session.address, "LANG": "C", "LC_ALL": "C"])
+            #expect(status.standardOutput.contains("note:         ConnMan says online"), "\(status.transcript)")
             try await namespaces.run("no-kill-switch")
             try await Self.expect(Seen(over: link), after: "the kill switch lifted", reachd: reachd, namespaces: namespaces, seen: seen)
         }

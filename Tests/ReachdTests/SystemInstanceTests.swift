@@ -165,6 +165,30 @@ struct SystemInstanceTests {
         }
     }
 
+    @Test("where ConnMan manages the network (NetworkManager gone), the system instance follows it, and callers of another user are told so")
+    func followsConnMan() async throws {
+        let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/harness/connman-standin").path
+        let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent().appendingPathComponent("reachctl").path
+        try await withSystemInstance { bus, mock, reachd in
+            mock.stop()
+            // As root, as connmand runs: Debian's connman.conf lets root alone own net.connman.
+            let connman = try ChildProcess("/usr/bin/python3", [standIn, bus.address])
+            defer { connman.stop() }
+            try await eventually("the stand-in owns net.connman:\n\(connman.standardError)") { connman.standardOutput.contains("READY") }
+            let state = #"{"State":"online","Services":[{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"rv0"}]}"#
+            try await runToolChecked("busctl", ["--address=\(bus.address)", "call", "net.connman", "/io/reachd/test/ConnManStandIn",
+                                                "io.reachd.test.ConnManStandIn", "Set", "s", state])
+            try await eventually(timeout: .seconds(10), "reachd --system follows ConnMan:\n\(reachd.standardError.suffix(2000))") {
+                let seen = try await Self.busctl(as: SystemInstance.nobody, on: bus, "get-property", ReachdProcess.busName,
+                                                 ReachdProcess.path, ReachdProcess.interface, "Backend", "Connectivity", "Status")
+                return seen.standardOutput == "s \"connman\"\ns \"full\"\ni 2\n"
+            }
+            let json = try await SystemInstance.run(as: SystemInstance.nobody, bus: bus, reachctl, ["status", "--json"])
+            #expect(json.standardOutput.contains("\"backend\":\"connman\""), "\(json.transcript)")
+        }
+    }
+
     @Test("says at start which bus it serves and which configuration file it read")
     func logsItsBusAndFile() async throws {
         try await withSystemInstance { _, _, reachd in
