@@ -10,6 +10,12 @@
  *                                        Properties.Set; stamps (CLOCK_MONOTONIC) NM's PropertiesChanged on
  *                                        the system bus and reachd's ReachabilityChanged on the session bus;
  *                                        prints one line per change: "direct_us reachd_us" from the send
+ *   latency-connman SYSADDR SESSADDR N JSON_A JSON_B
+ *                                        the same for ConnMan: N times gives Scripts/harness/connman-standin
+ *                                        the states JSON_A and JSON_B in turn (Set), each of which makes it send
+ *                                        one net.connman.Manager PropertyChanged (OfflineMode); stamps that signal
+ *                                        (the direct subscriber) and reachd's ReachabilityChanged; prints
+ *                                        "direct_us reachd_us" per change, from the send
  *   hold ADDR N PREFIX                   one connection makes N monitors (ManagerForAddress PREFIX.x.y), prints
  *                                        "ready N" and keeps the connection (reading its signals) until killed
  *   reeval ADDR N PREFIX IFNAME DST/LEN FLIPS
@@ -166,6 +172,47 @@ static int drain(DBusConnection *c, const char *iface, const char *member) {
         dbus_message_unref(m);
     }
     return seen;
+}
+
+/* Waits for both stamps after a change sent at t0: 0 when both came within 2 s. */
+static int stamp_both(DBusConnection *direct, const char *iface, const char *member, DBusConnection *reachd,
+                      DBusConnection *setter, double t0, double *td, double *tr) {
+    int fds[3];
+    dbus_connection_get_unix_fd(direct, &fds[0]);
+    dbus_connection_get_unix_fd(reachd, &fds[1]);
+    dbus_connection_get_unix_fd(setter, &fds[2]);
+    *td = -1; *tr = -1;
+    while (*td < 0 || *tr < 0) {
+        struct pollfd p[3] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0}};
+        int left = 2000 - (int)((now_us() - t0) / 1000);
+        if (left <= 0 || poll(p, 3, left) <= 0) return 1;
+        if (*td < 0 && drain(direct, iface, member)) *td = now_us();
+        if (*tr < 0 && drain(reachd, RD_NAME, "ReachabilityChanged")) *tr = now_us();
+        drain(setter, "", ""); /* the Set reply */
+    }
+    return 0;
+}
+
+static int latency_connman(const char *sys, const char *sess, int n, const char *a, const char *b) {
+    DBusConnection *direct = connect_bus(sys), *setter = connect_bus(sys), *reachd = connect_bus(sess);
+    add_match(direct, "type='signal',sender='net.connman',path='/',interface='net.connman.Manager',member='PropertyChanged'");
+    add_match(reachd, "type='signal',sender='" RD_NAME "',path='" RD_PATH "',interface='" RD_NAME "',member='ReachabilityChanged'");
+    int missed = 0;
+    for (int i = 0; i < n; i++) {
+        const char *state = (i % 2 == 0) ? a : b;
+        DBusMessage *m = dbus_message_new_method_call("net.connman", "/io/reachd/test/ConnManStandIn",
+                                                      "io.reachd.test.ConnManStandIn", "Set");
+        dbus_message_append_args(m, DBUS_TYPE_STRING, &state, DBUS_TYPE_INVALID);
+        dbus_connection_send(setter, m, NULL);
+        dbus_message_unref(m);
+        dbus_connection_flush(setter);
+        double t0 = now_us(), td, tr;
+        if (stamp_both(direct, "net.connman.Manager", "PropertyChanged", reachd, setter, t0, &td, &tr)) { missed++; continue; }
+        printf("%.1f %.1f\n", td - t0, tr - t0);
+        usleep(2000); /* let both hops go quiet before the next change */
+    }
+    fprintf(stderr, "dbusbench: latency-connman: %d of %d changes missed\n", missed, n);
+    return missed ? 1 : 0;
 }
 
 static int latency(const char *sys, const char *sess, int n) {
@@ -633,6 +680,7 @@ int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "serve")) return serve(argv[2], argv[3]);
     if (argc >= 9 && !strcmp(argv[1], "calls")) return calls(argv + 2, atoi(argv[7]), atol(argv[8]));
     if (argc >= 5 && !strcmp(argv[1], "latency")) return latency(argv[2], argv[3], atoi(argv[4]));
+    if (argc >= 7 && !strcmp(argv[1], "latency-connman")) return latency_connman(argv[2], argv[3], atoi(argv[4]), argv[5], argv[6]);
     if (argc >= 5 && !strcmp(argv[1], "hold")) return hold(argv[2], atoi(argv[3]), argv[4]);
     if (argc >= 8 && !strcmp(argv[1], "reeval")) return reeval(argv[2], atoi(argv[3]), argv[4], argv[5], argv[6], atoi(argv[7]));
     if (argc >= 5 && !strcmp(argv[1], "floor")) return floor_bench(argv[2], atoi(argv[3]), atoi(argv[4]));

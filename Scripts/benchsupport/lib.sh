@@ -19,6 +19,7 @@ bs_cleanup() {
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
+    if [ -n "${BS_CONNMAN_DIR:-}" ]; then "$BS_ROOT/Scripts/harness/connman-netns" down "$BS_CONNMAN_DIR" >/dev/null 2>&1 || true; fi
     for dir in "${BS_DIRS[@]}"; do rm -rf "$dir"; done
     for ns in "${BS_NETNS[@]}"; do ip netns delete "$ns" 2>/dev/null || true; done
 }
