@@ -104,7 +104,7 @@ struct ConnManStandInTests {
         }
     }
 
-    @Test("a cellular service → Reachable via WWAN, IsWWAN, metered; a roaming one ready too, connectivity unverified; Wi-Fi unmetered; OfflineMode → disabled")
+    @Test("a cellular service → Reachable via WWAN, IsWWAN, metered; a roaming one ready too, connectivity unverified, and in-process the same; Wi-Fi unmetered; OfflineMode → disabled")
     func cellularAndRoaming() async throws {
         try await Self.withStandIn { namespaces, reachd, set in
             let link = try namespaces.value("CLIENT_IF")
@@ -121,6 +121,14 @@ struct ConnManStandInTests {
             try await Self.expectProperties([
                 "Status": "i 1", "InterfaceType": "s \"wwan\"", "Metered": "b true", "Connectivity": "s \"unknown\"",
             ], after: "a roaming cellular service, ready", reachd: reachd)
+            // In-process (no reachd on any bus the app shares), the same engine reads ConnMan itself.
+            let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
+                .appendingPathComponent("reachctl").path
+            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["--service", "in-process", "status", "--json"])
+            let inProcess = try await runTool(tool, arguments, environment: [
+                "DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS"), "LANG": "C", "LC_ALL": "C"])
+            #expect(inProcess.standardOutput.contains("\"backend\":\"connman\""), "\(inProcess.transcript)")
+            #expect(inProcess.standardOutput.contains("\"interfaceType\":\"wwan\""), "\(inProcess.transcript)")
             try await set(#"{"State":"offline","OfflineMode":true,"Services":[]}"#)
             try await Self.expectProperties([
                 "Status": "i 0", "UnsatisfiedReason": "s \"disabled\"", "Backend": "s \"connman\"",
