@@ -136,6 +136,34 @@ struct ConnManStandInTests {
         }
     }
 
+    @Test("after a resume (logind's PrepareForSleep(false)) ConnMan is read again: a change whose signals were lost is published")
+    func resumeReadsConnManAgain() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF"), system = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            let ethernet = #"{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)"}"#
+            try await set(#"{"State":"online","Services":[\#(ethernet)]}"#)
+            try await Self.expectProperties(["Status": "i 2", "Backend": "s \"connman\""], after: "ethernet online", reachd: reachd)
+            let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": system], unsetting: ["PYTHONPATH", "PYTHONHOME"])
+            defer { logind.stop(SIGKILL) }
+            try await eventually(timeout: .seconds(20), "dbusmock owns org.freedesktop.login1") {
+                try await runTool("busctl", ["--address=\(system)", "status", "org.freedesktop.login1"]).succeeded
+            }
+            // While the machine "slept", ConnMan went into OfflineMode and its signals were lost.
+            try await runToolChecked("busctl", ["--address=\(system)", "call", "net.connman", "/io/reachd/test/ConnManStandIn",
+                                                "io.reachd.test.ConnManStandIn", "SetQuietly", "s",
+                                                #"{"State":"offline","OfflineMode":true,"Services":[\#(ethernet)]}"#])
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await Real.property("Status", reachd) == "i 2", "nothing was announced, so reachd knows nothing yet")
+            try await runToolChecked("busctl", [
+                "--address=\(system)", "call", "org.freedesktop.login1", "/org/freedesktop/login1",
+                "org.freedesktop.DBus.Mock", "EmitSignal", "sssav", "org.freedesktop.login1.Manager",
+                "PrepareForSleep", "b", "1", "b", "false"])
+            try await Self.expectProperties(["Status": "i 0", "UnsatisfiedReason": "s \"disabled\""],
+                                            after: "the resume", reachd: reachd)
+        }
+    }
+
     @Test("a VPN service over ethernet, its tun carrying the default route → InterfaceType vpn, TransientConnection, underlay ethernet")
     func vpnOverItsUnderlay() async throws {
         try await Self.withStandIn { namespaces, reachd, set in
