@@ -76,6 +76,7 @@ extension ReachabilityDetails {
         if includingSince { add("override-since-usec", overrideSinceMicroseconds.map { .uint64($0) }) }
         add("check-source", checkSource.map { .string($0) })
         add("check-uri", checkURI.map { .string($0) })
+        add("check-pending", checkPending.map { .boolean($0) })
         add("check-http-status", checkHTTPStatus.map { .uint32($0) })
         if includingSince { add("check-usec", checkMicroseconds.map { .uint64($0) }) }
         return .dictionary(key: "s", value: "v", entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })

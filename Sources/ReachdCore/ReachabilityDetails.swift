@@ -62,6 +62,10 @@ public struct ReachabilityDetails: Sendable, Hashable {
     public var overrideSinceMicroseconds: UInt64?
     /// `check-source`: who checked connectivity (`networkmanager` or `reachd`), nil when nobody did.
     public var checkSource: String?
+    /// `check-pending`: reachd's own check is on and the path is there, but its first verdict over
+    /// this path has not come yet (true, else left out): `ConnectivityChecked` is false only for
+    /// now, so a client waiting for `online` waits rather than concluding no check runs.
+    public var checkPending: Bool?
     /// `check-uri`, `check-http-status`, `check-usec`: reachd's own check, its URI, the HTTP status it
     /// was answered (nil without an answer) and when it ended (CLOCK_MONOTONIC, µs; changes of this
     /// key alone are not announced).

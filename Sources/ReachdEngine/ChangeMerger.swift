@@ -231,6 +231,10 @@ actor ChangeMerger {
                 value.details.checkSource = "networkmanager"
             } else if let reachdCheck, reachdCheck.key == pathsToCheck.key {
                 value = value.checked(by: reachdCheck.result)
+            } else if checkPaths != nil, value.flags.contains(.reachable) {
+                // reachd's own check is on and will run over these paths: not "no check", only
+                // "no verdict yet" (reachctl wait --level online waits for it).
+                value.details.checkPending = true
             }
         }
         if let checkPaths, pathsToCheck != toldCheckPaths {

@@ -51,6 +51,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// Who checked connectivity (`Details`' `check-source`): `networkmanager`, `connman` (its
     /// `online`), `reachd` (its own check, where neither checks), `nil` when nobody did.
     public var connectivityCheckSource: String?
+    /// reachd's own connectivity check is on and about to give its first verdict over this path
+    /// (`Details`' `check-pending`): `path.connectivityChecked` is false only until it does.
+    public var connectivityCheckPending = false
     /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
     public var captivePortalURL: String = ""
     /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
@@ -159,6 +162,11 @@ extension ReachabilityUpdate {
                 }
                 connmanState = details["connman-state"]?.unwrappingVariant.stringValue
                 connectivityCheckSource = details["check-source"]?.unwrappingVariant.stringValue
+                if case .boolean(let pending)? = details["check-pending"]?.unwrappingVariant {
+                    connectivityCheckPending = pending
+                } else {
+                    connectivityCheckPending = false
+                }
             default:
                 break
             }

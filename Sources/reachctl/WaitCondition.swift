@@ -57,13 +57,15 @@ struct WaitCondition: Equatable {
         return path.level >= level.networkLevel
     }
 
-    /// `online` needs a connectivity check that runs; without one it can never hold. An
-    /// interface's `online` also holds by systemd-networkd's word while it is the source.
+    /// `online` needs a connectivity check that runs; without one it can never hold. A check
+    /// that is on but has not answered over this path yet (reachd's own, just started) runs:
+    /// its verdict is waited for. An interface's `online` also holds by systemd-networkd's word
+    /// while it is the source.
     func canBeSatisfied(by update: ReachabilityUpdate) -> Bool {
         let asksOnline = interfaces.isEmpty ? level == .online
             : interfaces.contains { $0.level == .online && update.backend != .systemdNetworkd }
         guard asksOnline, update.interfaceVersion >= 2, update.status != .unknown else { return true }
-        return update.path.connectivityChecked
+        return update.path.connectivityChecked || update.connectivityCheckPending
     }
 
     /// Why the network's condition does not hold, for the line printed on failure. (A host's

@@ -45,6 +45,23 @@ struct ContainerTests {
         }
     }
 
+    @Test("with REACHD_CONNECTIVITY_URI, wait --level online waits for the in-process check's first verdict, as watch shows it")
+    func waitOnlineWaitsForTheInProcessCheck() async throws {
+        try await withContainer { container in
+            let (server, uri) = try await container.serveConnectivityCheck()
+            defer { server.stop(SIGKILL); server.removeOutput() }
+            let check = ["REACHD_CONNECTIVITY_URI": uri]
+            // Before the fix: exit 5 within milliseconds, "none runs here", while the check was on its way.
+            let wait = try await container.run(Executables.reachctl, ["wait", "--level", "online", "--timeout", "10"], environment: check)
+            #expect(wait.status == 0, "\(wait.transcript)")
+            let json = try await container.run(Executables.reachctl, ["wait", "--level", "online", "--timeout", "10", "--json"], environment: check)
+            #expect(json.status == 0 && json.standardOutput.contains("\"level\":\"online\""), "\(json.transcript)")
+            // Without the variable no check runs: 5 at once, as before.
+            let none = try await container.run(Executables.reachctl, ["wait", "--level", "online", "--timeout", "10"])
+            #expect(none.status == 5, "\(none.transcript)")
+        }
+    }
+
     @Test("the engine in-process, started and stopped 30 times in one program, leaves no descriptor behind")
     func inProcessEngineLeavesNothingBehind() async throws {
         try await withContainer { container in

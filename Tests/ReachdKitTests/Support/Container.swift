@@ -71,6 +71,31 @@ final class Container: Sendable {
         try await runToolChecked("/usr/sbin/ip", ["-n", name, "route", "add", "default", "via", gateway])
     }
 
+    /// A connectivity check's answer (`NetworkManager is online`) served from the gateway, in the
+    /// peer namespace, on port 8080; returns the server (the caller stops it) and the check's URI.
+    func serveConnectivityCheck() async throws -> (server: ChildProcess, uri: String) {
+        let script = """
+            import http.server, sys
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    body = b"NetworkManager is online\\n"
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *arguments):
+                    pass
+            server = http.server.HTTPServer((sys.argv[1], 8080), Handler)
+            print("ready", flush=True)
+            server.serve_forever()
+            """
+        let server = try ChildProcess("/usr/sbin/ip", ["netns", "exec", peer, "/usr/bin/python3", "-c", script, gateway])
+        try await eventually(timeout: .seconds(20), "the check's server listens: \(server.standardError)") {
+            server.standardOutput.contains("ready")
+        }
+        return (server, "http://\(gateway):8080/check")
+    }
+
     func stop() {
         for namespace in [name, peer] {
             if let child = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace]) { _ = child.waitBlocking(); child.removeOutput() }
