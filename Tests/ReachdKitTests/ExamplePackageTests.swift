@@ -44,6 +44,19 @@ struct ExamplePackageTests {
             let lines = apple.standardOutput.split(separator: "\n").map(String.init)
             #expect(lines.count == 2 && lines[0] == "SCNetworkReachability: reachable true, WWAN false"
                     && lines[1].hasPrefix("NWPath: satisfied, expensive false, interfaces ["), "\(apple.transcript)")
+
+            // --watch, with standard output a file (as a container's log is): its first line is there
+            // while it runs, and still there after the SIGTERM docker stop sends. Block-buffered, the
+            // file stayed empty until 4 KiB, and the SIGTERM lost the lot.
+            let watch = try ChildProcess(binary, ["--watch"], environment: [
+                "DBUS_SESSION_BUS_ADDRESS": world.session.address, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8",
+            ])
+            defer { watch.stop(SIGKILL); watch.removeOutput() }
+            try await eventually(timeout: .seconds(20), "the first line is in the file while the example runs: \(watch.standardError)") {
+                watch.standardOutput == "Reachable via WiFi over other\n"
+            }
+            watch.stop(SIGTERM)
+            #expect(watch.standardOutput == "Reachable via WiFi over other\n", "\(watch.standardError)")
         }
 
         // Its README's output is what it prints on the documentation's Wi-Fi laptop, made by
