@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "reachd",
             dependencies: [
-                "ReachdEventLoops", "ReachdCore", "ReachdEngine", "ReachdService", "CReachdMemory", "ReachdBuildVersion",
+                "ReachdEventLoops", "ReachdDBus", "ReachdCore", "ReachdEngine", "ReachdService", "CReachdMemory", "ReachdBuildVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -88,6 +88,9 @@ public struct ConfigurationFile: Equatable, Sendable {
         enum Section { case none, malformed, named(String) }
         var section = Section.none
         var number = 0
+        // A UTF-8 byte order mark (Windows editors write one) is no part of the first line: read
+        // as text it is invisible, and an error naming that line could not show the culprit.
+        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
         for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             func refuse(_ description: String) { syntaxErrors.append(SyntaxError(line: number, description)) }

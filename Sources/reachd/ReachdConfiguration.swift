@@ -92,7 +92,16 @@ struct ReachdConfiguration {
         // NetworkManager's own switch for its check, so that its [connectivity]
         // lines can be copied whole: false turns reachd's off too, wherever it stands.
         var checkEnabled = true
+        // A key given twice in one section: the later line counts (as the lines are applied in
+        // order), and the earlier is likely a forgotten edit, so both lines are named.
+        var firstLine: [String: Int] = [:]
         for entry in file.entries where known.contains(entry.section) {
+            let name = "[\(entry.section)] \(entry.key)"
+            if let first = firstLine[name] {
+                warn(entry.line, "\(name) is also set on line \(first); this line (\(entry.line)) counts, line \(first) is ignored")
+            } else {
+                firstLine[name] = entry.line
+            }
             if entry.section == "connectivity", entry.key == "enabled" {
                 do {
                     checkEnabled = try ReachdSetting.boolean(entry.value)

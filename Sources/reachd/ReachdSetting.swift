@@ -1,3 +1,4 @@
+import ReachdDBus
 import ReachdCore
 import ReachdEngine
 import ReachdService
@@ -61,6 +62,11 @@ struct ReachdSetting: Sendable {
                              "usual one (default: $DBUS_SYSTEM_BUS_ADDRESS or the standard socket)."],
                       apply: { options, value throws(Refusal) in
                           guard !value.isEmpty else { throw Refusal("needs a D-Bus address") }
+                          // Given, it must be usable: a bus that is not there yet is waited for,
+                          // but an address libdbus cannot read never works.
+                          if let problem = BusAddress.problem(in: value) {
+                              throw Refusal("needs a D-Bus address (unix:path=…), not '\(value)': \(problem)")
+                          }
                           options.systemBusAddress = value
                       },
                       current: { $0.systemBusAddress ?? "" }),

@@ -49,6 +49,13 @@ struct ConfigurationFileParserTests {
         #expect(try ConfigurationFile(parsing: "\n# nothing\n").sections.isEmpty)
     }
 
+    @Test("a UTF-8 byte order mark before the first line is no part of it (an editor wrote it; it cannot be seen)")
+    func byteOrderMarkIsAccepted() throws {
+        let file = try ConfigurationFile(bytes: [0xEF, 0xBB, 0xBF] + Array("[reachd]\nsettle-ms=5\n".utf8))
+        #expect(file.sections.map(\.name) == ["reachd"])
+        #expect(file.entries == [.init(section: "reachd", key: "settle-ms", value: "5", line: 2)])
+    }
+
     @Test("a line that is not a section, a key, a comment or blank is refused with its number",
           arguments: [
             ("[reachd]\nsettle-ms 500\n", 2, "'settle-ms 500'"),

@@ -60,6 +60,9 @@ struct CommandLineTests {
             (["--override-delay-ms", "inf"], "not 'inf'"),
             (["--max-monitors", "1000001"], "--max-monitors needs a whole number from 1 to 1000000, not '1000001'"),
             (["--max-monitors-per-client", "-9223372036854775808"], "from 1 to 1000000"),
+            // Issue 33: an address libdbus cannot read was a warning, and reachd served without NetworkManager.
+            (["--system-bus-address", "garbage"], "--system-bus-address needs a D-Bus address (unix:path=…), not 'garbage'"),
+            (["--system-bus-address=unix:path=/a;nonsense"], "--system-bus-address needs a D-Bus address"),
           ])
     func badCommandLineExits64(arguments: [String], named: String) async throws {
         let result = try await runTool(ReachdProcess.executable, arguments,

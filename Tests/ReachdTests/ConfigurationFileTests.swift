@@ -217,6 +217,26 @@ struct ConfigurationFileTests {
         #expect(missing.status == 64 && missing.standardError.contains("absent.conf: error: no such file"), "\(missing.transcript)")
     }
 
+    @Test("a key set twice in one section is a warning naming both lines; the later counts")
+    func repeatedKeyIsAWarningNamingBothLines() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("[reachd]\nsettle-ms=5\n[kernel]\nroute-events=all\n[reachd]\nsettle-ms=250\n")
+        let result = try await directories.runReachd(["--check-config"])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardError.contains("\(directories.userFile):6: warning: [reachd] settle-ms is also set on line 2; "
+                                              + "this line (6) counts, line 2 is ignored"), "\(result.transcript)")
+        let options = try await directories.effectiveOptions(["--log-level", "debug"])
+        #expect(options.contains(" settle-ms=250 "), "\(options)")
+    }
+
+    @Test("a UTF-8 byte order mark (Windows editors write one) is accepted: the first section is read")
+    func byteOrderMarkIsAccepted() async throws {
+        let directories = try XDGDirectories()
+        try directories.writeUserFile("\u{FEFF}[reachd]\nsettle-ms=250\n")
+        let result = try await directories.runReachd(["--check-config"])
+        #expect(result.status == 0 && result.standardError.contains("no problems"), "\(result.transcript)")
+    }
+
     @Test("a misspelt [connectivity] is loud at start: the warning names the section meant and that the check is off")
     func misspeltSectionIsLoud() async throws {
         let directories = try XDGDirectories()
