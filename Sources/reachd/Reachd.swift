@@ -38,9 +38,16 @@ enum Reachd {
         // error of it (not only the first), as --check-config would list them.
         let configuration = readConfiguration(commandLine)
         guard configuration.errors.isEmpty else {
-            for error in configuration.errors { printError("reachd: \(error)") }
+            // Where the system instance's log goes, these go too: they are why it did not start.
+            let toSyslog = LogDestination.current(system: commandLine.servesSystemBus) == .syslog
+            func refuse(_ line: String) {
+                printError("reachd: " + line)
+                if toSyslog { SyslogLogHandler.write("error: " + line, priority: LOG_ERR) }
+            }
+            for error in configuration.errors { refuse("\(error)") }
             if let path = configuration.path {
-                printError("reachd: \(path) has \(count(configuration.errors.count, "error")); 'reachd --check-config' lists every problem")
+                let check = commandLine.servesSystemBus ? "'reachd --check-config --system'" : "'reachd --check-config'"
+                refuse("\(path) has \(count(configuration.errors.count, "error")); \(check) lists every problem")
             }
             exit(64)  // EX_USAGE, as for a bad command line
         }
@@ -91,6 +98,20 @@ enum Reachd {
     /// file is clean (or there is none), 1 with warnings only (reachd would serve without what
     /// they name), 64 with errors (reachd would not start).
     private static func checkConfiguration(_ commandLine: ReachdCommandLine) -> Int32 {
+        if commandLine.servesSystemBus {
+            switch ServiceUserCheck.plan(euid: geteuid()) {
+            case .checkHere:
+                break
+            case .checkHereSaying(let why):
+                printError("reachd: \(why)")
+            case .rerun(let uid, let gid):
+                printError("reachd: checking as user \(ServiceUserCheck.user), as the system instance reads its file")
+                if let status = ServiceUserCheck.rerun(uid: uid, gid: gid, arguments: Array(CommandLine.arguments.dropFirst())) {
+                    return status
+                }
+                printError("reachd: checked as root instead, who may read more than \(ServiceUserCheck.user) would")
+            }
+        }
         let configuration = readConfiguration(commandLine)
         for problem in configuration.problems { printError(problem.diagnostic) }
         guard let path = configuration.path else {
@@ -127,7 +148,9 @@ enum Reachd {
         loopIsSwiftsExecutor: Bool
     ) async -> Int32 {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
+        let destination = LogDestination.current(system: options.system)
         LoggingSystem.bootstrap { label in
+            if destination == .syslog { return SyslogLogHandler(level: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -202,7 +225,7 @@ enum Reachd {
     }
 }
 
-private func printError(_ line: String) {
+func printError(_ line: String) {
     var text = line + "\n"
     text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
 }

@@ -217,6 +217,75 @@ struct ConfigurationFileTests {
         #expect(missing.status == 64 && missing.standardError.contains("absent.conf: error: no such file"), "\(missing.transcript)")
     }
 
+    @Test("--check-config --system as root checks the file as user reachd, who cannot read a file left 0600 root")
+    func systemCheckReadsAsTheServiceUser() async throws {
+        guard geteuid() == 0 else { throw TestFailure("checking as user reachd needs root: run the tests as root (sudo -E Scripts/test)") }
+        // The copy and the file in a folder user reachd can enter, whatever the clone's own mode.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-check-as-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reachd = folder + "/reachd", file = folder + "/reachd.conf"
+        try FileManager.default.copyItem(atPath: ReachdProcess.executable, toPath: reachd)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: reachd)
+        try "[reachd]\nsettle-ms=5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        let check = try await runTool(reachd, ["--check-config", "--system", "--config", file])
+        guard getpwnam("reachd") != nil else {
+            // Without the user the instance cannot run at all: the check says so rather than "no problems" alone.
+            #expect(check.standardError.contains("user reachd does not exist, so the system instance could not run"), "\(check.transcript)")
+            return
+        }
+        // Before: "no problems", 0, while reachd --system would refuse to start.
+        #expect(check.status == 64, "\(check.transcript)")
+        #expect(check.standardError.contains("reachd: checking as user reachd, as the system instance reads its file"), "\(check.transcript)")
+        #expect(check.standardError.contains("\(file): error: cannot open it: Permission denied"), "\(check.transcript)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let readable = try await runTool(reachd, ["--check-config", "--system", "--config", file])
+        #expect(readable.status == 0 && readable.standardError.contains("\(file): no problems"), "\(readable.transcript)")
+    }
+
+    @Test("the system instance started with no journal and no terminal tells syslog why it stops (D-Bus activation without systemd)")
+    func systemInstanceWithoutAJournalLogsToSyslog() async throws {
+        guard geteuid() == 0 else { throw TestFailure("a private /dev/log needs root (a mount namespace): run the tests as root") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-syslog-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let socket = folder + "/log", file = folder + "/reachd.conf"
+        try "[reachd]\nsettle-ms=soon\n".write(toFile: file, atomically: true, encoding: .utf8)
+        // A syslog daemon: one datagram per message, printed as it comes.
+        let syslog = try ChildProcess("/usr/bin/python3", ["-c", """
+            import socket, sys
+            receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            receiver.bind(sys.argv[1])
+            print("ready", flush=True)
+            while True:
+                print(receiver.recv(65536).decode(errors="replace"), flush=True)
+            """, socket])
+        defer { syslog.stop(SIGKILL); syslog.removeOutput() }
+        try await eventually(timeout: .seconds(20), "the receiver listens: \(syslog.standardError)") { syslog.standardOutput.contains("ready") }
+        // In a mount namespace of its own, /dev is a fresh tmpfs holding the usual devices and a
+        // /dev/log that is our socket; the machine's /dev is untouched.
+        let setUp = """
+            set -e
+            mkdir "$1/dev"; mount --rbind /dev "$1/dev"; mount -t tmpfs tmpfs /dev
+            for name in null zero full random urandom; do touch "/dev/$name"; mount --bind "$1/dev/$name" "/dev/$name"; done
+            ln -s "$1/log" /dev/log
+            shift; exec "$@"
+            """
+        let child = try ChildProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", setUp, "sh", folder,
+                                                         ReachdProcess.executable, "--system", "--config", file],
+                                     unsetting: ["JOURNAL_STREAM"])
+        defer { child.removeOutput() }
+        let reachd = ToolResult(status: try await child.exit(timeout: .seconds(30)), standardOutput: child.standardOutput,
+                                standardError: child.standardError)
+        #expect(reachd.status == 64, "\(reachd.transcript)")
+        try await eventually(timeout: .seconds(10), "syslog has why it stopped:\n\(syslog.standardOutput)") {
+            syslog.standardOutput.contains("reachd[") && syslog.standardOutput.contains("error: \(file):2: settle-ms needs a whole number")
+        }
+        // Standard error still has it too, for whoever reads it.
+        #expect(reachd.standardError.contains("reachd: \(file):2: settle-ms"), "\(reachd.transcript)")
+    }
+
     @Test("a key set twice in one section is a warning naming both lines; the later counts")
     func repeatedKeyIsAWarningNamingBothLines() async throws {
         let directories = try XDGDirectories()
