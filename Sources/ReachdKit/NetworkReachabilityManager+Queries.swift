@@ -13,7 +13,7 @@ extension NetworkReachabilityManager {
     /// ```
     public func fetchUpdate() async throws(ReachabilityError) -> ReachabilityUpdate {
         let target = target
-        return try await OneShot.ask(service) { bus, owner, provider in
+        var (update, passedOver) = try await OneShot.ask(service) { bus, owner, provider in
             var update = ReachabilityUpdate.unknown
             update.service = provider
             guard let request = target.monitorRequest else {
@@ -48,6 +48,8 @@ extension NetworkReachabilityManager {
             await engine.release(watch)
             return ReachabilityUpdate(inProcess: watch.first)
         }
+        update.passedOver = passedOver
+        return update
     }
 
     /// One answer for a DNS name or an address literal (`CheckHost`); no monitor is kept.
@@ -71,7 +73,21 @@ extension NetworkReachabilityManager {
     public static func checkHost(
         _ host: String, service: ServiceChoice
     ) async throws(ReachabilityError) -> (status: NetworkReachabilityStatus, flags: ReachabilityFlags, service: ReachabilityProvider) {
-        try await OneShot.ask(service) { bus, owner, provider in
+        let answer = try await checkHostUpdate(host, service: service)
+        return (answer.status, answer.flags, answer.service ?? .inProcess)
+    }
+
+    /// `checkHost`'s answer as an update: `status`, `flags`, `service` (who answered) and
+    /// `passedOver` (the nearer providers that were set up and could not answer).
+    ///
+    /// ```swift
+    /// let answer = try await NetworkReachabilityManager.checkHostUpdate("example.org")
+    /// print(answer.status, answer.service ?? .inProcess, answer.passedOver.count)
+    /// ```
+    public static func checkHostUpdate(
+        _ host: String, service: ServiceChoice = .automatic
+    ) async throws(ReachabilityError) -> ReachabilityUpdate {
+        let ((status, flags, provider), passedOver) = try await OneShot.ask(service) { bus, owner, provider in
             let reply = try await bus.call(
                 destination: owner, path: ReachdContract.objectPath, interface: ReachdContract.interface,
                 member: ReachdContract.checkHost, body: [.string(host)])
@@ -81,8 +97,12 @@ extension NetworkReachabilityManager {
             return (NetworkReachabilityStatus(rawValue: status) ?? .unknown, ReachabilityFlags(rawValue: flags), provider)
         } inProcess: {
             let report = try await InProcessEngine.shared.checkHost(host)
-            return (report.status, report.flags, .inProcess)
+            return (report.status, report.flags, ReachabilityProvider.inProcess)
         }
+        var update = ReachabilityUpdate(status: status, flags: flags)
+        update.service = provider
+        update.passedOver = passedOver
+        return update
     }
 }
 
@@ -93,14 +113,20 @@ enum OneShot {
         _ choice: ServiceChoice,
         bus question: (Connection, BusName, ReachabilityProvider) async throws -> T,
         inProcess: () async throws -> T
-    ) async throws(ReachabilityError) -> T {
+    ) async throws(ReachabilityError) -> (answer: T, passedOver: [ReachabilityError]) {
         let candidates = try choice.resolved().candidates
         var nearest: ReachabilityError?
+        // Nearer providers set up to answer that could not (ReachabilityUpdate.passedOver).
+        var passedOver: [ReachabilityError] = []
+        func pass(_ error: ReachabilityError) {
+            nearest = nearest ?? error
+            if error.isFailedSetUp { passedOver.append(error) }
+        }
         for candidate in candidates {
             switch candidate {
             case .inProcess:
                 do {
-                    return try await inProcess()
+                    return (try await inProcess(), passedOver)
                 } catch {
                     throw ReachabilityError(error).of(.inProcess)
                 }
@@ -109,7 +135,7 @@ enum OneShot {
                 do {
                     bus = try await candidate.connect()
                 } catch {
-                    nearest = nearest ?? error
+                    pass(error)
                     continue
                 }
                 defer { Task { await bus.close() } }
@@ -125,11 +151,11 @@ enum OneShot {
                     // anyone else either: the refusal is the answer.
                     if error.name == ReachabilityError.notAllowed { throw error }
                     // This provider cannot answer; the next may.
-                    nearest = nearest ?? error
+                    pass(error)
                     continue
                 }
                 do {
-                    return try await question(bus, owner, provider)
+                    return (try await question(bus, owner, provider), passedOver)
                 } catch {
                     // reachd answered: its refusal (an invalid host, not allowed) is the answer.
                     throw ReachabilityError(error).of(provider)

@@ -81,6 +81,20 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// process), where the library knows; nil for an error of no one provider.
     public internal(set) var provider: ReachabilityProvider?
 
+    /// The environment variable that named the bus that could not be connected to, as
+    /// `NAME=value` (`DBUS_SESSION_BUS_ADDRESS=garbage`); nil when the address was the usual one.
+    public internal(set) var busAddressSetting: String?
+
+    /// True when the provider was set up to answer and could not: reachd is installed for
+    /// D-Bus activation and did not start (`Spawn.*`, `org.freedesktop.systemd1.*`), or the bus
+    /// address the environment sets cannot be used. Choosing by itself, the library passes such a
+    /// provider over for the next (`ReachabilityUpdate.passedOver`); one merely absent (no bus,
+    /// reachd not installed) is no news.
+    public var isFailedSetUp: Bool {
+        busAddressSetting != nil || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+            || name.hasPrefix("org.freedesktop.systemd1.")
+    }
+
     /// This error, said of `provider`.
     func of(_ provider: ReachabilityProvider) -> ReachabilityError {
         var error = self

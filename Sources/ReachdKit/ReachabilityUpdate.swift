@@ -63,6 +63,17 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// (contract 4, §2.1); nil while nobody does (Unknown). A move to another provider is one
     /// update whose `service` changed.
     public var service: ReachabilityProvider?
+    /// Nearer providers this answer passed over although they were set up to answer (each
+    /// error's `provider` says which, `isFailedSetUp` holds): reachd installed on the system bus
+    /// that did not start, a `DBUS_SESSION_BUS_ADDRESS` that names no usable bus. Empty when the
+    /// nearest set-up provider answered, and always with a chosen one (it fails instead).
+    ///
+    /// ```swift
+    /// for skipped in try await NetworkReachabilityManager.shared.fetchUpdate().passedOver {
+    ///     print("passed over \(skipped.provider!): \(skipped.message)")
+    /// }
+    /// ```
+    public var passedOver: [ReachabilityError] = []
     /// `NetworkNamespace`: the inode of the network namespace the answer is for (0 when the
     /// service does not say: an older reachd).
     public var networkNamespace: UInt64 = 0

@@ -113,7 +113,14 @@ enum ProviderCandidate: Sendable, Hashable {
             case .inProcess: preconditionFailure("the engine in this process has no bus")
             }
         } catch {
-            throw ReachabilityError(error).of(provider)
+            var failure = ReachabilityError(error).of(provider)
+            if case .bus(let provider, nil) = self, !failure.hasNoSessionBus {
+                let variable = provider == .system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS"
+                if let value = getenv(variable).map({ String(cString: $0) }), !value.isEmpty {
+                    failure.busAddressSetting = "\(variable)=\(value)"
+                }
+            }
+            throw failure
         }
     }
 }

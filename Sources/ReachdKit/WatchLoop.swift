@@ -244,6 +244,14 @@ struct WatchLoop {
         publish(link.current)
     }
 
+    /// The providers nearer than the one in use that were set up to answer and could not.
+    private func passedOver() -> [ReachabilityError] {
+        guard let active else { return [] }
+        return candidates.indices.prefix(active).compactMap { index in
+            (links[index]?.error ?? unreachable[index]).flatMap { $0.isFailedSetUp ? $0 : nil }
+        }
+    }
+
     private func nearestError() -> ReachabilityError? {
         for index in candidates.indices {
             if let error = links[index]?.error ?? unreachable[index] { return error }
@@ -519,6 +527,8 @@ struct WatchLoop {
     // MARK: Reporting
 
     private mutating func publish(_ update: ReachabilityUpdate) {
+        var update = update
+        update.passedOver = update.service == nil ? [] : passedOver()
         guard update != reported else { return }
         reported = update
         report(update)

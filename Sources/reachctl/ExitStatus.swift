@@ -20,6 +20,9 @@ enum ExitStatus: Int32 {
     case cannotEvaluate = 5
     /// A bad command line (ArgumentParser's and `main`'s own usage errors).
     case usage = 64
+    /// The answer could not be written to standard output (a full disk, a closed pipe): EX_IOERR,
+    /// as 64 is EX_USAGE.
+    case outputFailed = 74
 
     /// The whole table, for `reachctl --help`.
     static let help = table([
@@ -29,6 +32,7 @@ enum ExitStatus: Int32 {
         (.refused, "reachd refused (invalid host, monitor limit, not supported, not allowed)"),
         (.cannotEvaluate, "wait: can never hold here (online, but no connectivity check runs)"),
         (.usage, "usage error (unknown command or option, value out of range)"),
+        (.outputFailed, "could not write the answer to standard output (disk full, reader gone)"),
     ])
 
     /// `status` and `path`: one read of the main object.
@@ -37,12 +41,14 @@ enum ExitStatus: Int32 {
         (.serviceUnavailable, "the provider --service or REACHD_SERVICE chose cannot answer"),
         (.refused, "reachd refused (not allowed: a sandboxed app without network access)"),
         (.usage, "usage error"),
+        (.outputFailed, "could not write to standard output"),
     ])
 
     /// `watch` ends when interrupted; while reachd cannot be reached it waits, not exits.
     static let watchHelp = table([
         (.refused, "reachd refused (not allowed: a sandboxed app without network access)"),
         (.usage, "usage error"),
+        (.outputFailed, "could not write to standard output"),
     ])
 
     static let hostHelp = table([
@@ -51,6 +57,7 @@ enum ExitStatus: Int32 {
         (.serviceUnavailable, "the chosen provider cannot answer (with --watch: waits instead)"),
         (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
         (.usage, "usage error"),
+        (.outputFailed, "could not write to standard output"),
     ])
 
     static let waitHelp = table([
@@ -60,6 +67,7 @@ enum ExitStatus: Int32 {
         (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
         (.cannotEvaluate, "can never hold here (online, but no connectivity check runs)"),
         (.usage, "usage error (a contradiction, a value out of range)"),
+        (.outputFailed, "could not write to standard output (--json)"),
     ])
 
     /// `EXIT STATUS` and one line per status, each short enough that `--help` does not wrap it.

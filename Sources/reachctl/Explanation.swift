@@ -31,6 +31,7 @@ struct Explanation {
         }
         errorName = error.name
         let onSystemBus = error.provider == .system
+        let provider: ReachabilityProvider = onSystemBus ? .system : .session
         if error.isSessionBusUnusable {
             awaited = onSystemBus ? .systemBus : .sessionBus
             text = onSystemBus ? "cannot connect to the system bus: \(error.message)"
@@ -68,21 +69,22 @@ struct Explanation {
             // reachd refused its configuration (or the activation file's command line) before
             // taking its name: say where the problem is and which command names its line.
             awaited = .reachd
+            let files = onSystemBus ? ReachdConfigurationFiles.system
+                : "\(ReachdConfigurationFiles.user) (or, where that is absent, \(ReachdConfigurationFiles.sessionDefault))"
             text = """
                 reachd did not start: \(error.message). Status 64 is reachd refusing its configuration: \
-                'reachd --check-config' lists every problem of \(ReachdConfigurationFiles.user) (or, where \
-                that is absent, \(ReachdConfigurationFiles.sessionDefault)) with its line, and \
-                'journalctl --user -u reachd' has reachd's log
+                \(ReachdLog.checkConfig(provider)) lists every problem of \(files) with its line, and \
+                its log is \(ReachdLog.of(provider))
                 """
         case let name where name.hasPrefix("org.freedesktop.systemd1."):
             // Activation through reachd.service (SystemdService=): systemd says why it did not start it.
             awaited = .reachd
-            text = "reachd.service did not start: \(error.message); its log says why ('journalctl --user -u reachd'), "
-                + "and 'reachd --check-config' lists any problem of its configuration file"
+            text = "reachd.service did not start: \(error.message); its log says why (\(ReachdLog.of(provider))), "
+                + "and \(ReachdLog.checkConfig(provider)) lists any problem of its configuration file"
         case let name where name.hasPrefix("org.freedesktop.DBus.Error.Spawn."):
             awaited = .reachd
             text = "reachd is installed for D-Bus activation but did not start: \(error.message); "
-                + "its log says why ('journalctl --user -u reachd')"
+                + "its log says why (\(ReachdLog.of(provider)))"
         default:
             awaited = .reachd
             text = error.message

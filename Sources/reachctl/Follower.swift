@@ -35,6 +35,7 @@ enum Follower {
                 }
                 // A change of only what the line does not show (the JSON line shows everything)
                 // would print the line before again: it is left out.
+                PassedOver.say(update)
                 let text = line(update)
                 guard text != printed else { continue }
                 printed = text

@@ -30,15 +30,17 @@ extension Reachctl {
         func run() async throws {
             try provider.apply()
             guard watch else {
-                let status: NetworkReachabilityStatus, flags: ReachabilityFlags, service: ReachabilityProvider
+                let answer: ReachabilityUpdate
                 do {
-                    (status, flags, service) = try await NetworkReachabilityManager.checkHost(host, service: .automatic)
+                    answer = try await NetworkReachabilityManager.checkHostUpdate(host)
                 } catch {
                     throw ExitStatus.failure(error)
                 }
+                PassedOver.say(answer)
+                let (status, flags, service) = (answer.status, answer.flags, answer.service ?? .inProcess)
                 var report = Report(status: status, flags: flags, host: host)
                 report.service = service.rawValue
-                Output.line(json ? Output.json(report) : Output.line(host: host, status: status, flags: flags))
+                Output.line(json ? Output.json(report) : Output.line(host: host, status: status, flags: flags, service: service))
                 if !status.isReachable { throw ExitCode(ExitStatus.notReachable.rawValue) }
                 return
             }

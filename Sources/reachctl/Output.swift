@@ -4,9 +4,14 @@ import ReachdKit
 /// How reachctl prints: human lines with the localized status and the flag names, or JSON.
 enum Output {
     /// One line on standard output, written at once (not left in a buffer), so a reader of
-    /// `watch` sees each change as it happens.
+    /// `watch` sees each change as it happens, through a pipe or into a file too, and a SIGTERM
+    /// loses nothing. A line that cannot be written ends reachctl with exit status 74: an answer
+    /// that did not reach its reader is no success. A full disk (`> /dev/full`) says so on
+    /// standard error; a reader that left (`| head -1`, libdbus ignores SIGPIPE) ends it quietly.
     static func line(_ text: String) {
-        write(text + "\n", to: STDOUT_FILENO)
+        guard let failure = write(text + "\n", to: STDOUT_FILENO) else { return }
+        if failure != EPIPE { error("cannot write to standard output: \(String(cString: strerror(failure)))") }
+        exit(ExitStatus.outputFailed.rawValue)
     }
 
     /// An error line: `reachctl: ` and the sentence, as every error reachctl prints starts.
@@ -20,14 +25,17 @@ enum Output {
     }
 
     /// Straight to the descriptor, as FileHandle did: reachctl links no Foundation (and so no ICU).
-    private static func write(_ text: String, to descriptor: Int32) {
+    /// Returns the errno of a failed write, nil when every byte was written.
+    @discardableResult
+    private static func write(_ text: String, to descriptor: Int32) -> Int32? {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return written < 0 ? errno : EIO }
             bytes = bytes.dropFirst(written)
         }
+        return nil
     }
 
     /// The locale variables that choose the status's language.
@@ -63,7 +71,7 @@ enum Output {
         // Behind a portal reachd's own check found: where to log in.
         if !update.captivePortalURL.isEmpty { text += "\n  log in at:    \(update.captivePortalURL)" }
         text += "\n  source:       \(update.source?.rawValue ?? "none")"
-        if let service = update.service { text += "\n  answered by:  \(service.answeredBy)" }
+        if let answeredBy = update.answeredBy { text += "\n  answered by:  \(answeredBy)" }
         // Under an override, what the service did not follow.
         if update.source == .netlinkOverride, let state = update.networkManagerState {
             text += "\n  note:         NetworkManager says \(state)"
@@ -90,9 +98,10 @@ enum Output {
         return text
     }
 
-    /// `host`: the one-shot answer of `CheckHost`.
-    static func line(host: String, status: NetworkReachabilityStatus, flags: ReachabilityFlags) -> String {
-        "\(host): \(localized(status))  flags: \(flags)"
+    /// `host`: the one-shot answer of `CheckHost`, and who gave it.
+    static func line(host: String, status: NetworkReachabilityStatus, flags: ReachabilityFlags,
+                     service: ReachabilityProvider) -> String {
+        "\(host): \(localized(status))  flags: \(flags)  answered by: \(service)"
     }
 
     private static func interfaceText(_ update: ReachabilityUpdate) -> String {

@@ -20,7 +20,9 @@ extension Reachctl {
 
         func run() async throws {
             try provider.apply()
-            let report = PathReport(NetworkPath(try await Status.fetchDefaultRoute()))
+            let update = try await Status.fetchDefaultRoute()
+            PassedOver.say(update)
+            let report = PathReport(update)
             Output.line(json ? Output.json(report) : report.text)
         }
     }
@@ -49,6 +51,15 @@ struct PathReport: JSONRepresentable {
     var availableInterfaces: [Interface]
     var gateways: [String]
     var source: String
+    /// Who answered: `session`, `system` or `in-process`, and in words.
+    var service: String?
+    var answeredBy: String?
+
+    init(_ update: ReachabilityUpdate) {
+        self.init(NetworkPath(update))
+        service = update.service?.rawValue
+        answeredBy = update.answeredBy
+    }
 
     init(_ path: NetworkPath) {
         status = switch path.status {
@@ -75,7 +86,7 @@ struct PathReport: JSONRepresentable {
     }
 
     var jsonValue: JSONValue {
-        .object([
+        var fields: [String: JSONValue] = [
             "status": .string(status), "unsatisfiedReason": .string(unsatisfiedReason), "level": .string(level),
             "isExpensive": .bool(isExpensive), "isConstrained": .bool(isConstrained), "isValidated": .bool(isValidated),
             "isBehindCaptivePortal": .bool(isBehindCaptivePortal), "supportsIPv4": .bool(supportsIPv4),
@@ -85,16 +96,19 @@ struct PathReport: JSONRepresentable {
                 .object(["name": .string($0.name), "type": .string($0.type), "hasInternetPath": .bool($0.hasInternetPath)])
             }),
             "gateways": .array(gateways.map(JSONValue.string)), "source": .string(source),
-        ])
+        ]
+        if let service { fields["service"] = .string(service) }
+        return .object(fields)
     }
 
     var text: String {
         var lines = ["\(status)\(unsatisfiedReason.isEmpty ? "" : " (\(unsatisfiedReason))"), level \(level)"]
-        lines.append("  families:   \([supportsIPv4 ? "IPv4" : nil, supportsIPv6 ? "IPv6" : nil].compactMap { $0 }.joined(separator: ", "))")
-        lines.append("  dns:        \(supportsDNS ? "yes" : "no")")
-        lines.append("  expensive:  \(isExpensive ? "yes" : "no"), validated: \(isValidated ? "yes" : "no")")
-        lines.append("  interfaces: \(availableInterfaces.map { "\($0.name) (\($0.type)\($0.hasInternetPath ? ", internet" : ""))" }.joined(separator: ", "))")
-        lines.append("  gateways:   \(gateways.joined(separator: ", "))")
+        lines.append("  families:     \([supportsIPv4 ? "IPv4" : nil, supportsIPv6 ? "IPv6" : nil].compactMap { $0 }.joined(separator: ", "))")
+        lines.append("  dns:          \(supportsDNS ? "yes" : "no")")
+        lines.append("  expensive:    \(isExpensive ? "yes" : "no"), validated: \(isValidated ? "yes" : "no")")
+        lines.append("  interfaces:   \(availableInterfaces.map { "\($0.name) (\($0.type)\($0.hasInternetPath ? ", internet" : ""))" }.joined(separator: ", "))")
+        lines.append("  gateways:     \(gateways.joined(separator: ", "))")
+        if let answeredBy { lines.append("  answered by:  \(answeredBy)") }
         return lines.joined(separator: "\n")
     }
 }

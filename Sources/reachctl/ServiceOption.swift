@@ -30,12 +30,21 @@ struct ServiceOption: ParsableArguments {
     }
 }
 
-extension ReachabilityProvider {
-    /// Who answered, in words, for `status`.
-    var answeredBy: String {
-        switch self {
-        case .session, .system: description
-        case .inProcess: "in this process: no reachd on the session or system bus shares this network namespace"
+extension ReachabilityUpdate {
+    /// Who answered, in words, for `status` and `path`; nil while nobody does.
+    var answeredBy: String? {
+        guard let service else { return nil }
+        switch service {
+        case .session, .system:
+            return service.description
+        case .inProcess where !passedOver.isEmpty:
+            let names = passedOver.map { error in
+                let bus = error.provider == .system ? "the system bus" : "the session bus"
+                return error.busAddressSetting == nil ? "reachd on \(bus)" : bus
+            }
+            return "in this process: \(names.joined(separator: " and ")) could not answer (see above)"
+        case .inProcess:
+            return "in this process: no reachd on the session or system bus shares this network namespace"
         }
     }
 }

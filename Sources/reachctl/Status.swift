@@ -20,6 +20,7 @@ extension Reachctl {
         func run() async throws {
             try provider.apply()
             let update = try await Self.fetchDefaultRoute()
+            PassedOver.say(update)
             Output.line(json ? Output.json(Report(update)) : Output.block(update))
         }
 

@@ -35,10 +35,14 @@ struct Waiter {
         var level: String
         var reason: String
         var elapsedMs: Int
+        /// Who answered: `session`, `system` or `in-process`; left out while nobody did.
+        var service: String?
 
         var jsonValue: JSONValue {
-            .object(["satisfied": .bool(satisfied), "level": .string(level), "reason": .string(reason),
-                     "elapsedMs": .number(elapsedMs)])
+            var fields: [String: JSONValue] = ["satisfied": .bool(satisfied), "level": .string(level), "reason": .string(reason),
+                                               "elapsedMs": .number(elapsedMs)]
+            if let service { fields["service"] = .string(service) }
+            return .object(fields)
         }
     }
 
@@ -108,7 +112,8 @@ struct Waiter {
             let elapsed = ContinuousClock.now - started
             return Outcome(ending: ending, report: Report(
                 satisfied: satisfied, level: shown.level.rawValue, reason: shown.unsatisfiedReason.rawValue,
-                elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)))
+                elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
+                service: watches.lazy.compactMap(\.last.service).first?.rawValue))
         }
         func isSatisfied() -> Bool {
             if hosts.isEmpty { return condition.isSatisfied(by: watches[0].last) }
@@ -138,6 +143,7 @@ struct Waiter {
             for index in watches.indices {
                 do {
                     watches[index].last = try await watches[index].manager.fetchUpdate()
+                    if !quiet { PassedOver.say(watches[index].last) }
                 } catch {
                     return outcome(.failed(error))
                 }
@@ -194,6 +200,7 @@ struct Waiter {
             switch event {
             case .update(let index, let update):
                 watches[index].last = update
+                if !quiet { PassedOver.say(update) }
                 if update.status == .unknown, let error = watches[index].manager.lastError, !error.isServiceUnavailable {
                     return outcome(.failed(error))  // a refusal does not go away by waiting
                 }

@@ -41,6 +41,17 @@ struct ReachctlExitStatusTests {
         }
     }
 
+    @Test("an answer that cannot be written (standard output on /dev/full) is exit 74 with a message, never 0")
+    func aFailedWriteIsExit74() async throws {
+        for command in ["status", "path", "status --json"] {
+            let result = try await runTool("/bin/sh", ["-c", "exec \"$0\" \(command) > /dev/full", Executables.reachctl],
+                                           environment: ["REACHD_SERVICE": "in-process"])
+            #expect(result.status == 74, "\(command): \(result.transcript)")
+            #expect(result.standardError == "reachctl: cannot write to standard output: No space left on device\n",
+                    "\(command): \(result.transcript)")
+        }
+    }
+
     @Test("REACHD_SERVICE that names no provider is a usage error (64), for every command")
     func anUnknownProviderIsAUsageError() async throws {
         for command in [["status"], ["path"], ["host", "example.org"], ["wait", "--timeout", "0"], ["watch"]] {

@@ -192,8 +192,10 @@ struct ServiceAvailabilityTests {
             watch.standardError.contains("(4 times in a row; not started again until it appears on the bus)")
         }
         #expect(spawned() == 4, "\(spawned()) activations")
+        // The session instance's own log: its unit's journal under systemd, else the bus's standard error.
+        let log = access("/run/systemd/system", F_OK) == 0 ? "'journalctl --user -u reachd'" : "the session bus's standard error"
         for words in ["reachd did not start: Process io.reachd.Reachability1 exited with status 64",
-                      "'reachd --check-config' lists every problem of \(configuration)", "'journalctl --user -u reachd'",
+                      "'reachd --check-config' lists every problem of \(configuration)", log,
                       "(org.freedesktop.DBus.Error.Spawn.ChildExited); waiting for reachd"] {
             #expect(watch.standardError.contains(words), "\(words): \(watch.standardError)")
         }
@@ -214,6 +216,84 @@ struct ServiceAvailabilityTests {
             watch.standardError.contains("connected to reachd") && watch.standardOutput.split(separator: "\n").count >= 2
         }
         #expect(spawned() == 4)
+    }
+
+    @Test("choosing by itself, a reachd installed on the session bus that does not start is passed over in one stderr line (which, why, its log), and the answer still comes")
+    func installedReachdThatFailsIsPassedOverAloud() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-passed-over-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder + "/reachd", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = folder + "/reachd/reachd.conf"
+        try "[reachd]\nsettle-ms=soon\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let session = try PrivateBus(.session, activationFiles: ["io.reachd.Reachability1.service": """
+            [D-BUS Service]
+            Name=io.reachd.Reachability1
+            Exec=\(Executables.reachd) --config \(configuration)
+            """])
+        defer { session.stop() }
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"]
+        for command in [["status"], ["path"], ["wait", "--timeout", "5"], ["host", "127.0.0.1"]] {
+            let result = try await runTool(Executables.reachctl, command, environment: environment)
+            #expect(result.status == 0, "\(command): \(result.transcript)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("reachctl: passed over reachd on the session bus: it is installed but did not start "
+                                                            + "(Process io.reachd.Reachability1 exited with status 64); its log: "),
+                    "\(command): \(result.transcript)")
+            #expect(lines.first?.hasSuffix("'reachd --check-config' lists any problem of its configuration "
+                                           + "(org.freedesktop.DBus.Error.Spawn.ChildExited)") == true, "\(command): \(result.transcript)")
+            if command == ["status"] {
+                #expect(!result.standardOutput.contains("no reachd on the session or system bus"), "not 'none here': \(result.transcript)")
+                // In this process, unless the machine's system bus has a reachd of its own.
+                #expect(result.standardOutput.contains("answered by:  in this process: reachd on the session bus could not answer (see above)")
+                        || result.standardOutput.contains("answered by:  reachd on the system bus"), "\(result.transcript)")
+            }
+        }
+        // An address that is set but cannot be used is said the same way (before: not a word).
+        let garbage = try await runTool(Executables.reachctl, ["status"], environment: ["DBUS_SESSION_BUS_ADDRESS": "garbage"])
+        #expect(garbage.status == 0, "\(garbage.transcript)")
+        #expect(garbage.standardError.hasPrefix("reachctl: passed over reachd on the session bus: DBUS_SESSION_BUS_ADDRESS=garbage cannot be used"),
+                "\(garbage.transcript)")
+    }
+
+    @Test("with no session bus, a system instance that does not start is passed over aloud, with the system instance's own log and check")
+    func systemInstanceThatFailsIsPassedOverAloud() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-system-fails-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = folder + "/reachd.conf"
+        try "[reachd]\nsettle-ms=soon\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        // A bus that starts a failing `reachd --system` when asked, as the system bus would.
+        let system = try PrivateBus(.session, activationFiles: ["io.reachd.Reachability1.service": """
+            [D-BUS Service]
+            Name=io.reachd.Reachability1
+            Exec=\(Executables.reachd) --system --config \(configuration)
+            """])
+        defer { system.stop() }
+        let child = try ChildProcess(Executables.reachctl, ["status"],
+                                     environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "XDG_RUNTIME_DIR": folder, "LANG": "C.UTF-8"],
+                                     unsetting: ["DBUS_SESSION_BUS_ADDRESS", "LC_ALL", "LC_MESSAGES"])
+        defer { child.removeOutput() }
+        let status = try await child.exit(timeout: .seconds(60))
+        #expect(status == 0, "\(child.standardError)")
+        let log = access("/run/systemd/system", F_OK) == 0 ? "'journalctl -u reachd'"
+            : access("/dev/log", F_OK) == 0 ? "the system log (syslog, tag reachd" : "nowhere on this machine"
+        let lines = child.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("reachctl: passed over reachd on the system bus: it is installed but did not start "
+                                                        + "(Process io.reachd.Reachability1 exited with status 64); its log: \(log)"),
+                "\(child.standardError)")
+        #expect(child.standardError.contains("'reachd --check-config --system' (as root: it checks as user reachd)"), "\(child.standardError)")
+        #expect(!child.standardError.contains("--user"), "never the session unit's log: \(child.standardError)")
+        #expect(child.standardOutput.contains("answered by:  in this process: reachd on the system bus could not answer (see above)"),
+                "\(child.standardOutput)")
+
+        // Chosen, it is an error (3) whose hint is the system instance's, not the session unit's.
+        let chosen = try ChildProcess(Executables.reachctl, ["status", "--service", "system"],
+                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "XDG_RUNTIME_DIR": folder],
+                                      unsetting: ["DBUS_SESSION_BUS_ADDRESS"])
+        defer { chosen.removeOutput() }
+        #expect(try await chosen.exit(timeout: .seconds(60)) == 3, "\(chosen.standardError)")
+        #expect(chosen.standardError.contains("its log is \(log)") && chosen.standardError.contains("/etc/reachd/reachd.conf")
+                && !chosen.standardError.contains("--user"), "\(chosen.standardError)")
     }
 
     @Test("the session bus going away: Unknown, with the reason")
