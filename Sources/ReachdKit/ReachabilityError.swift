@@ -111,6 +111,13 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
             || name.hasPrefix("org.freedesktop.systemd1.")
     }
 
+    /// The provider is simply not there: no session bus, no socket at the usual address, reachd
+    /// not installed. Where another provider failed for a reason of its own, that reason says more.
+    var meansAbsent: Bool {
+        hasNoSessionBus || name == Self.serviceUnknown
+            || (busAddressSetting == nil && ["org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer"].contains(name))
+    }
+
     /// The exit status of a reachd that D-Bus activation started and that exited before taking
     /// its name (`Spawn.ChildExited`: "Process io.reachd.Reachability1 exited with status 64");
     /// nil for any other error. 64 (EX_USAGE) is reachd refusing its configuration file or

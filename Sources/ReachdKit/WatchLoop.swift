@@ -252,12 +252,16 @@ struct WatchLoop {
         }
     }
 
+    /// Why nobody answers: the nearest provider's reason, unless it is only absent (no session
+    /// bus, reachd not installed) and a farther one failed for a reason of its own (the engine
+    /// in this process refusing REACHD_CONNECTIVITY_URI): that one is what to fix.
     private func nearestError() -> ReachabilityError? {
+        var errors: [ReachabilityError] = []
         for index in candidates.indices {
-            if let error = links[index]?.error ?? unreachable[index] { return error }
-            if candidates[index] == .inProcess, let inProcessError { return inProcessError }
+            if let error = links[index]?.error ?? unreachable[index] { errors.append(error) }
+            if candidates[index] == .inProcess, let inProcessError { errors.append(inProcessError) }
         }
-        return nil
+        return errors.first { !$0.meansAbsent } ?? errors.first
     }
 
     // MARK: Buses

@@ -44,10 +44,20 @@ struct InterfaceCondition: Equatable {
         }
     }
 
-    func reason(_ path: NetworkPath, networkdOnline: [String: String] = [:]) -> String {
+    /// `link`: the kernel's word on a link reachd does not list (`LocalLink.state`), so that an
+    /// up link reachd does not count is not called absent.
+    func reason(_ path: NetworkPath, networkdOnline: [String: String] = [:],
+                link: (String) -> LocalLink = LocalLink.state(of:)) -> String {
         if level == .online, let state = networkdOnline[name] { return "interface \(name) is \(state) (systemd-networkd)" }
         guard let interface = path.availableInterfaces.first(where: { $0.name == name }) else {
-            return "interface \(name) not present (or down)"
+            switch link(name) {
+            case .absent: return "interface \(name) is not present"
+            case .down: return "interface \(name) is down"
+            case .noCarrier: return "interface \(name) is up without carrier"
+            case .up:
+                return "interface \(name) is up, but reachd does not count it as a way out: a veth, bridge or tap "
+                    + "counts only while a default route leaves over it (a bridge's port and loopback never do)"
+            }
         }
         return interface.hasInternetPath ? "interface \(name) ready" : "interface \(name) has no Internet path"
     }

@@ -76,8 +76,13 @@ extension Reachctl {
             guard timeout.isUnlimited || timeout.duration != nil else {
                 throw ValidationError("--timeout must be \(Seconds.rangeText), or inf; got \(timeout.text)")
             }
-            guard stable.duration != nil else {
+            guard let stableFor = stable.duration else {
                 throw ValidationError("--stable must be \(Seconds.rangeText); got \(stable.text)")
+            }
+            // The condition must hold --stable seconds before the timeout: a longer hold can never be met.
+            if let limit = timeout.duration, stableFor > limit {
+                throw ValidationError("--stable \(stable.text) is longer than --timeout \(timeout.text): "
+                                      + "the condition could never hold that long before the timeout")
             }
             if (ipv4 || ipv6) && WaitCondition.Level(level) == .link {
                 throw ValidationError("-4 and -6 ask for a path, which --level link does not look at")

@@ -195,6 +195,8 @@ struct Waiter {
 
         var satisfiedStreak = 0  // counts streaks, so a stale timer of an earlier one is ignored
         var holding = false
+        // When the current streak began: at the deadline, how long it held of --stable.
+        var holdingSince = ContinuousClock.now
         var announced: Bool?
         for await event in events {
             switch event {
@@ -243,6 +245,12 @@ struct Waiter {
                    let error = unreachable.manager.lastError, error.isServiceUnavailable {
                     return outcome(.failed(error))
                 }
+                if holding {
+                    let held = (ContinuousClock.now - holdingSince).components
+                    let tenths = Int(held.seconds) * 10 + Int(held.attoseconds / 100_000_000_000_000_000)
+                    return outcome(.notSatisfied("timed out after \(Seconds.text(of: timeout ?? .zero)) s: the condition held for only "
+                                                 + "\(tenths / 10).\(tenths % 10) s of --stable \(Seconds.text(of: stable)) s"))
+                }
                 return outcome(.notSatisfied("timed out after \(Seconds.text(of: timeout ?? .zero)) s: \(reason())"))
             }
 
@@ -256,6 +264,7 @@ struct Waiter {
                 guard stable > .zero else { return outcome(.satisfied) }
                 if !holding {
                     holding = true
+                    holdingSince = .now
                     satisfiedStreak += 1
                     let streak = satisfiedStreak
                     tasks.append(Task { [stable] in

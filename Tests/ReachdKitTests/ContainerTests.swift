@@ -28,11 +28,14 @@ struct ContainerTests {
                     "\(text.transcript)")
             let path = try await container.run(Executables.reachctl, ["path"])
             #expect(path.standardOutput.hasPrefix("satisfied"), "\(path.transcript)")
-            #expect(path.standardOutput.contains("gateways:   \(container.gateway)"), "\(path.transcript)")
+            #expect(path.standardOutput.contains("gateways:     \(container.gateway)"), "\(path.transcript)")
+            #expect(path.standardOutput.contains("answered by:  in this process"), "\(path.transcript)")
+            let pathJSON = try await container.run(Executables.reachctl, ["path", "--json"])
+            #expect(pathJSON.standardOutput.contains("\"service\":\"in-process\""), "\(pathJSON.transcript)")
             let host = try await container.run(Executables.reachctl, ["host", container.gateway])
-            #expect(host.status == 0 && host.standardOutput.contains("Reachable|IsDirect"), "\(host.transcript)")
-            let wait = try await container.run(Executables.reachctl, ["wait", "--level", "routable", "--timeout", "5"])
-            #expect(wait.status == 0, "\(wait.transcript)")
+            #expect(host.status == 0 && host.standardOutput.contains("Reachable|IsDirect  answered by: in this process"), "\(host.transcript)")
+            let wait = try await container.run(Executables.reachctl, ["wait", "--level", "routable", "--timeout", "5", "--json"])
+            #expect(wait.status == 0 && wait.standardOutput.contains("\"service\":\"in-process\""), "\(wait.transcript)")
 
             try await container.deleteDefaultRoute()
             let down = try await container.run(Executables.reachctl, ["status", "--json"])
@@ -59,6 +62,46 @@ struct ContainerTests {
             // Without the variable no check runs: 5 at once, as before.
             let none = try await container.run(Executables.reachctl, ["wait", "--level", "online", "--timeout", "10"])
             #expect(none.status == 5, "\(none.transcript)")
+        }
+    }
+
+    @Test("wait's reasons are the real ones: a bad REACHD_CONNECTIVITY_URI, a hold shorter than --stable, an interface up but not counted")
+    func waitSaysTheRealReason() async throws {
+        try await withContainer { container in
+            // The URI, not "no session bus": the engine here is what refused.
+            let garbage = try await container.run(Executables.reachctl, ["wait", "--timeout", "1"], environment: ["REACHD_CONNECTIVITY_URI": "garbage"])
+            #expect(garbage.status == 3, "\(garbage.transcript)")
+            #expect(garbage.standardError.contains("connectivity check URI \"garbage\"") && !garbage.standardError.contains("session bus"),
+                    "\(garbage.transcript)")
+            // A hold longer than the timeout can never be met: a usage error, not a quiet 0.
+            let impossible = try await container.run(Executables.reachctl, ["wait", "--stable", "5", "--timeout", "0"])
+            #expect(impossible.status == 64 && impossible.standardError.contains("--stable 5 is longer than --timeout 0"), "\(impossible.transcript)")
+
+            // The route comes back 1.5 s into a 3 s wait for 2 s of stability: it held, but not long enough.
+            try await container.deleteDefaultRoute()
+            let stable = try container.process(Executables.reachctl, ["wait", "--stable", "2", "--timeout", "3"])
+            defer { stable.stop(SIGKILL); stable.removeOutput() }
+            try await Task.sleep(for: .milliseconds(1500))
+            try await container.restoreDefaultRoute()
+            let status = try await stable.exit(timeout: .seconds(20))
+            #expect(status == 1, "\(stable.standardError)")
+            // How long it held depends on how soon reachctl started on a busy machine: not asked.
+            #expect(stable.standardError.contains("timed out after 3 s: the condition held for only ")
+                    && stable.standardError.contains(" s of --stable 2 s"), "not 'level routable not reached': \(stable.standardError)")
+
+            // A veth that is up but carries no route: not "not present (or down)".
+            for step in [["-n", container.name, "link", "add", "vec1", "type", "veth", "peer", "name", "vp1", "netns", container.peer],
+                         ["-n", container.peer, "link", "set", "vp1", "up"], ["-n", container.name, "link", "set", "vec1", "up"]] {
+                try await runToolChecked("/usr/sbin/ip", step)
+            }
+            let up = try await container.run(Executables.reachctl, ["wait", "-i", "vec1:link", "--timeout", "0"])
+            #expect(up.status == 1 && up.standardError.contains("interface vec1 is up, but reachd does not count it as a way out"),
+                    "\(up.transcript)")
+            try await runToolChecked("/usr/sbin/ip", ["-n", container.name, "link", "set", "vec1", "down"])
+            let down = try await container.run(Executables.reachctl, ["wait", "-i", "vec1:link", "--timeout", "0"])
+            #expect(down.standardError.contains("interface vec1 is down"), "\(down.transcript)")
+            let absent = try await container.run(Executables.reachctl, ["wait", "-i", "vec9:link", "--timeout", "0"])
+            #expect(absent.standardError.contains("interface vec9 is not present"), "\(absent.transcript)")
         }
     }
 

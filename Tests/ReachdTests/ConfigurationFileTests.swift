@@ -225,8 +225,10 @@ struct ConfigurationFileTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let reachd = folder + "/reachd", file = folder + "/reachd.conf"
-        try FileManager.default.copyItem(atPath: ReachdProcess.executable, toPath: reachd)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: reachd)
+        // Copied by cp: a copy written by this process could be held open by a child another test
+        // spawns meanwhile, and running it would fail with ETXTBSY.
+        try await runToolChecked("/bin/cp", [ReachdProcess.executable, reachd])
+        try await runToolChecked("/bin/chmod", ["755", reachd])
         try "[reachd]\nsettle-ms=5\n".write(toFile: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         let check = try await runTool(reachd, ["--check-config", "--system", "--config", file])
