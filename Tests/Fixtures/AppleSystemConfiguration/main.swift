@@ -11,7 +11,18 @@
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
 //   first-flags-manager       the same through NetworkReachabilityManager.fetchUpdate() (bench)
+//   idle [--on-event-loop]    a 0.0.0.0 target with a callback, scheduled with SetDispatchQueue on a
+//                             queue of its own: `flags=0x…` per callback, runs until killed (bench)
+//   idle-manager [--on-event-loop]  the same through NetworkReachabilityManager(.defaultRoute)'s
+//                             handler on a queue of its own (bench)
+//   Without --on-event-loop these run on Swift's own executors, as an app for Apple's platforms
+//   runs (there, once a task has slept, libdispatch re-arms a timer every second for the life of
+//   the process; Sources/reachctl/ReachctlMain.swift); with it, reachd's event loop is Swift's
+//   main and default executor on the main thread, as reachctl runs.
 import Foundation
+// For the bench's idle rows (--on-event-loop). Built as ReachdKit's dependency; this target's entry in
+// Package.swift does not name it yet (reachd-bench-path-monitor's does).
+import ReachdEventLoops
 import ReachdKit
 import Synchronization
 import SystemConfiguration
@@ -205,7 +216,46 @@ case "first-flags-manager":
     }
     dispatchMain()
 
+case "idle", "idle-manager":
+    // Before any task: Swift's executors are chosen once, at the first task.
+    var loop: EventLoop?
+    if arguments.contains("--on-event-loop") {
+        do {
+            loop = try EventLoop(name: "idle", thread: .caller)
+        } catch {
+            emit("error cannot start an event loop: \(error)")
+            exit(1)
+        }
+        _ = EventLoop.installAsMainAndDefaultExecutor(loop!)
+    }
+    let callbacks = DispatchQueue(label: "reachability callbacks")
+    let monitor: AnyObject
+    if mode == "idle" {
+        var zeroAddress = sockaddr_in()
+        zeroAddress.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        zeroAddress.sin_family = sa_family_t(AF_INET)
+        let target = withUnsafePointer(to: &zeroAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddress(nil, $0) }
+        }
+        guard let target, SCNetworkReachabilitySetCallback(target, { _, flags, _ in emit("flags=\(hex(flags))") }, nil),
+              SCNetworkReachabilitySetDispatchQueue(target, callbacks) else {
+            emit("error \(SCError())")
+            exit(1)
+        }
+        monitor = target
+    } else {
+        let manager = NetworkReachabilityManager(.defaultRoute)
+        manager.setReachabilityStatusChangeHandler(queue: callbacks) { [weak manager] _ in
+            emit("flags=0x" + String(manager?.flags.rawValue ?? 0, radix: 16))
+        }
+        manager.startMonitoring()
+        monitor = manager
+    }
+    withExtendedLifetime(monitor) {
+        if let loop { loop.run() } else { dispatchMain() }
+    }
+
 default:
-    emit("usage: reachd-fixture-apple-systemconfiguration reachability|afnetworking|getflags|stress N|first-flags|first-flags-manager [--host HOST]")
+    emit("usage: reachd-fixture-apple-systemconfiguration reachability|afnetworking|getflags|stress N|first-flags|first-flags-manager|idle|idle-manager [--host HOST]")
     exit(64)
 }
