@@ -132,7 +132,7 @@ let package = Package(
         // Code written the way Apple's documentation and popular libraries write SCNetworkReachability
         // code (Tests/Fixtures/AppleSystemConfiguration/AppleCode), compiled unmodified, with a driver
         // the tests run where an app would run.
-        .executableTarget(name: "reachd-fixture-apple-systemconfiguration", dependencies: ["SystemConfiguration", "ReachdKit"],
+        .executableTarget(name: "reachd-fixture-apple-systemconfiguration", dependencies: ["SystemConfiguration", "ReachdKit", "ReachdEventLoops"],
                           path: "Tests/Fixtures/AppleSystemConfiguration"),
         .testTarget(name: "ReachdKitTests",
                     dependencies: ["ReachdKit", "ReachdKitNotifications", "SystemConfiguration", "reachd", "reachctl",

@@ -20,8 +20,7 @@
 //   the process; Sources/reachctl/ReachctlMain.swift); with it, reachd's event loop is Swift's
 //   main and default executor on the main thread, as reachctl runs.
 import Foundation
-// For the bench's idle rows (--on-event-loop). Built as ReachdKit's dependency; this target's entry in
-// Package.swift does not name it yet (reachd-bench-path-monitor's does).
+// For the bench's idle rows (--on-event-loop).
 import ReachdEventLoops
 import ReachdKit
 import Synchronization
