@@ -88,6 +88,6 @@ struct NetworkManagerEnumTests {
         #expect(InterfaceType.allCases.map(\.rawValue)
             == ["wifi", "wwan", "ethernet", "vpn", "bluetooth", "other", "none"])
         #expect(Connectivity.allCases.map(\.rawValue) == ["unknown", "none", "portal", "limited", "full"])
-        #expect(Backend.allCases.map(\.rawValue) == ["networkmanager", "netlink", "systemd-networkd"])
+        #expect(Backend.allCases.map(\.rawValue) == ["networkmanager", "netlink", "systemd-networkd", "connman"])
     }
 }
