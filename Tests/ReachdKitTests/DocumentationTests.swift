@@ -83,6 +83,49 @@ struct DocumentationTests {
     }
 
     /// README.md, every Markdown file under docs/, and each example's README.md.
+    /// The README's generated benchmark rows for the binaries' sizes: the figure for each name.
+    static func tableSizes(in readme: String) -> [String: String] {
+        var sizes: [String: String] = [:]
+        for line in readme.split(separator: "\n") where line.hasPrefix("| installed size, MB") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count > 1, let name = ["reachctl", "reachd"].first(where: { cells[0].contains(", \($0) stripped") }) else { continue }
+            sizes[name] = cells[1]
+        }
+        return sizes
+    }
+
+    /// issue 33: install.md and benchmarks.md kept reachctl's and the .deb's sizes of an older
+    /// build after the table had moved on. A size of a binary or package in prose ("reachctl
+    /// 14.8 MB", "the `.deb` 6.3 MB", "reachd 8.37 MB against 6") is the README's table's, or is
+    /// not given; the dated history of benchmarks.md keeps the figures of its day.
+    @Test("a size of reachd, reachctl or a package in the prose of README.md and docs/ is the one in the README's benchmark table")
+    func sizesInProseAreTheTables() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let sizes = Self.tableSizes(in: readme)
+        #expect(sizes.keys.sorted() == ["reachctl", "reachd"], "the README's table has no installed-size rows: \(sizes)")
+        let size = /(?<name>reachd-gio-module|reachctl|reachd|\.deb)`?( package)?( stripped)?,? (?<figure>[0-9]+(\.[0-9]+)?) ?(MB|kB|KB|MiB|against)/
+        for url in try Self.documentationFiles() {
+            var history = false
+            let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            // A line with the line before it, so that a figure wrapped onto the next line is read too.
+            for (number, line) in lines.enumerated() {
+                if line.hasPrefix("#") { history = line.hasPrefix("## What changed on the way here") }
+                // The table's own rows are made by Scripts/bench.
+                if history || line.hasPrefix("|") { continue }
+                let before = number > 0 && !lines[number - 1].hasPrefix("|") ? lines[number - 1] : ""
+                let joined = "\(before) \(line)"
+                // Each match once: at the line where it ends.
+                let start = joined.index(joined.startIndex, offsetBy: before.count + 1)
+                for match in joined.matches(of: size) where match.range.upperBound > start {
+                    let name = String(match.output.name), figure = String(match.output.figure)
+                    let table = sizes[name].map { "the README's table says \($0)" } ?? "the README's table has no such row"
+                    #expect(sizes[name] == figure,
+                            "\(Self.relativePath(url)):\(number + 1): \(name) \(figure): \(table); give the table's figure or none")
+                }
+            }
+        }
+    }
+
     static func documentationFiles() throws -> [URL] {
         var files = [root.appendingPathComponent("README.md")]
         for folder in ["docs", "examples"] {
