@@ -95,6 +95,12 @@ install_missing() {
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
+    # In the tests' namespace /etc is an overlay that goes with the run (Scripts/harness/test-namespace):
+    # a package installed there would lose its configuration files.
+    if [ "${REACHD_TEST_NAMESPACE:-}" = 1 ]; then
+        say "missing ${missing[*]}: install them outside the tests' namespace first (Scripts/test does)"
+        return 1
+    fi
     say "installing ${missing[*]}"
     local sudo=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)

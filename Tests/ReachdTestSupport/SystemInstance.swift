@@ -16,11 +16,15 @@ public enum SystemInstance {
     public static let nobody = "nobody"
 
     /// Creates the `reachd` user from the shipped `sysusers.d` entry and the test caller, as
-    /// `systemd-sysusers` does at package installation; both are kept (the next run finds them).
+    /// `systemd-sysusers` does at package installation, in the tests' namespace only: its /etc is
+    /// an overlay of the run's (Scripts/harness/test-namespace), so the users last as long as the
+    /// run, the machine's accounts stay as they were, and a second run at once has its own.
     public static func ensureUsers() async throws {
         guard geteuid() == 0 else {
             throw TestFailure("the system-instance tests need root: they create the reachd user and run callers as other users (setpriv); run the tests as root, e.g. sudo -E Scripts/test")
         }
+        // Outside it the users would be the machine's, and stay.
+        try ReachdProcess.requireTestNamespace()
         let shipped = repository.appendingPathComponent("dbus/system/reachd.sysusers.conf").path
         try await runToolChecked("systemd-sysusers", [shipped])
         let tester = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-tester-\(UUID().uuidString.prefix(8)).conf")
@@ -51,12 +55,13 @@ public enum SystemInstance {
         return ToolResult(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
     }
 
-    /// The same, left running (a client that holds its connections).
+    /// The same, left running (a client that holds its connections). A program of the checkout
+    /// runs from a copy `user` can read (OtherUsersCopies).
     public static func asUser(_ user: String, bus: PrivateBus, _ executable: String, _ arguments: [String],
                               environment: [String: String] = [:]) throws -> ChildProcess {
         var variables = environment
         variables["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        return try ChildProcess("/usr/bin/setpriv", try dropPrivileges(to: user) + [executable] + arguments,
+        return try ChildProcess("/usr/bin/setpriv", try dropPrivileges(to: user) + [try OtherUsersCopies.path(for: executable)] + arguments,
                                 environment: variables, unsetting: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HOME"])
     }
 }
