@@ -85,8 +85,10 @@ public final class ReachdProcess: Sendable {
                 reachdArguments += ["--system-bus-address", systemBus]
             }
         }
-        // As another user: setpriv drops to it right before reachd runs (after any namespace set-up).
+        // As another user: setpriv drops to it right before reachd runs (after any namespace set-up),
+        // from a copy that user can read wherever the checkout is.
         let dropPrivileges = try user.map { ["/usr/bin/setpriv"] + (try SystemInstance.dropPrivileges(to: $0)) } ?? []
+        let executable = user == nil ? Self.executable : try OtherUsersCopies.path(for: Self.executable)
         // Each wrapper ends in exec, so the process started is reachd itself
         // (same pid) once it runs.
         let launcher: String, launcherArguments: [String]
@@ -101,13 +103,13 @@ public final class ReachdProcess: Sendable {
                 """
             launcherArguments = (geteuid() == 0 ? [] : ["--map-root-user"])
                 + ["--net", "--mount", "--", "/bin/sh", "-c", setup] + dropPrivileges
-                + [Self.executable] + reachdArguments
+                + [executable] + reachdArguments
         case .named(let name):
             launcher = "/usr/sbin/ip"
-            launcherArguments = ["netns", "exec", name] + dropPrivileges + [Self.executable] + reachdArguments
+            launcherArguments = ["netns", "exec", name] + dropPrivileges + [executable] + reachdArguments
         case .testNamespace, .current:
             if case .testNamespace = network { try Self.requireTestNamespace() }
-            let command = dropPrivileges + [Self.executable] + reachdArguments
+            let command = dropPrivileges + [executable] + reachdArguments
             launcher = command[0]
             launcherArguments = Array(command.dropFirst())
         }

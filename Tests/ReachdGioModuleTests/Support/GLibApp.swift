@@ -140,8 +140,9 @@ final class GLibApp: Sendable {
     /// GLib's own NetworkManager monitor and the module's second choice look (an address where
     /// nothing listens when nil). `launcher`: a program that runs python3 (valgrind, unshare).
     /// `user`: the app runs as this user (`setpriv`, after the launcher), with its runtime folder
-    /// and home its own, as a system service's process is; every file it loads must be readable
-    /// by that user (the module's build folder and the script are world-readable).
+    /// and home its own, as a system service's process is; the script and the module's folder
+    /// are then world-readable copies (OtherUsersCopies), as the checkout may be in a folder only
+    /// root can enter.
     init(_ arguments: [String], session: String?, system: String?, modules: String?, build: ModuleBuild = .plain,
          environment extra: [String: String] = [:], launcher: [String] = [], user: String? = nil) throws {
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-gio-app-\(UUID().uuidString.prefix(8))").path
@@ -165,11 +166,12 @@ final class GLibApp: Sendable {
         var unsetting = ["PYTHONPATH", "PYTHONHOME", "GIO_USE_NETWORK_MONITOR", "GIO_EXTRA_MODULES", "GIO_MODULE_DIR",
                          "LD_PRELOAD", "ASAN_OPTIONS", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "G_MESSAGES_DEBUG"]
         if let session { environment["DBUS_SESSION_BUS_ADDRESS"] = session }
-        if let modules { environment["GIO_EXTRA_MODULES"] = modules }
+        if let modules { environment["GIO_EXTRA_MODULES"] = user == nil ? modules : try OtherUsersCopies.path(for: modules) }
         environment.merge(build.environment) { $1 }
         environment.merge(extra) { $1 }
         unsetting.removeAll { environment[$0] != nil }
-        let command = launcher + becomeUser + [Self.python, Self.script] + arguments
+        let script = user == nil ? Self.script : try OtherUsersCopies.path(for: Self.script)
+        let command = launcher + becomeUser + [Self.python, script] + arguments
         child = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment, unsetting: unsetting)
     }
 
