@@ -115,13 +115,63 @@ system_instance_reload() {
     fi
 }
 
-# system_instance_stop PREFIX: before --uninstall removes the files, stops the system instance if
-# systemd runs it from this prefix's unit (a user that a process still runs as cannot be removed).
-system_instance_stop() {
+# system_instance_bus_runs: whether the machine's system bus answers at its standard socket (not
+# DBUS_SYSTEM_BUS_ADDRESS: the system instance is started by that bus, whatever this shell names).
+system_instance_bus_runs() {
+    [ -S /run/dbus/system_bus_socket ] || return 1
+    command -v dbus-send >/dev/null 2>&1 || return 0
+    dbus-send --bus=unix:path=/run/dbus/system_bus_socket --print-reply --dest=org.freedesktop.DBus \
+        /org/freedesktop/DBus org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1
+}
+
+# system_instance_report PREFIX: after a real install as root into /usr or /usr/local, says whether
+# a system bus runs here and how the system instance starts on this machine.
+system_instance_report() {
     local prefix="$1"
-    [ -d /run/systemd/system ] && [ "$(id -u)" -eq 0 ] || return 0
-    if [ "$(systemctl show --property=FragmentPath --value reachd.service 2>/dev/null)" = "$prefix/lib/systemd/system/reachd.service" ]; then
-        systemctl stop reachd.service || true
+    case "$prefix" in /usr|/usr/local) ;; *) return 0 ;; esac
+    [ "$(id -u)" -eq 0 ] || return 0
+    if ! system_instance_bus_runs; then
+        say "no system bus runs here: the system instance (reachd --system) cannot serve until one does"
+        say "  (Debian without systemd: /etc/init.d/dbus start; with systemd: systemctl start dbus; docs/administrators/whole-machine.md)"
+    elif [ -d /run/systemd/system ]; then
+        say "a system bus runs here: it starts the system instance (reachd --system, as user $SYSTEM_INSTANCE_USER) through systemd's reachd.service on a client's first call; from boot: systemctl enable --now reachd"
+    else
+        say "a system bus runs here, without systemd: its launch helper starts the system instance ($prefix/bin/reachd --system, as user $SYSTEM_INSTANCE_USER) on a client's first call; nothing starts it at boot"
+    fi
+}
+
+# system_instance_stop PREFIX: before --uninstall removes the files, stops the system instance
+# running PREFIX's reachd, and says so: its binary is about to go, the bus would refuse its users
+# once the policy goes, and a user that a process still runs as cannot be removed. Through systemd
+# when systemd runs it from this prefix's unit; without systemd (the system bus's launch helper
+# started it) as the Debian package's prerm does: start-stop-daemon, by user and executable.
+system_instance_stop() {
+    local prefix="$1" reachd="$1/bin/reachd"
+    [ "$(id -u)" -eq 0 ] || return 0
+    if [ -d /run/systemd/system ]; then
+        if [ "$(systemctl show --property=FragmentPath --value reachd.service 2>/dev/null)" = "$prefix/lib/systemd/system/reachd.service" ] \
+            && systemctl is-active --quiet reachd.service; then
+            if systemctl stop reachd.service; then
+                say "stopped the system instance (systemctl stop reachd)"
+            else
+                say "could not stop the system instance (systemctl stop reachd)"
+            fi
+        fi
+        return 0
+    fi
+    system_instance_user_exists && [ -x "$reachd" ] || return 0
+    if ! command -v start-stop-daemon >/dev/null 2>&1; then
+        say "no start-stop-daemon (dpkg's): a system instance still running as user $SYSTEM_INSTANCE_USER is not stopped"
+        return 0
+    fi
+    local running
+    running="$(start-stop-daemon --stop --test --user "$SYSTEM_INSTANCE_USER" --exec "$reachd" 2>/dev/null \
+        | sed -n 's/.* to \([0-9]*\)\.$/\1/p' | tr '\n' ' ')" || true
+    [ -n "$running" ] || return 0
+    if start-stop-daemon --stop --quiet --oknodo --retry 5 --user "$SYSTEM_INSTANCE_USER" --exec "$reachd"; then
+        say "stopped the system instance ($reachd as user $SYSTEM_INSTANCE_USER, pid ${running% })"
+    else
+        say "could not stop the system instance ($reachd as user $SYSTEM_INSTANCE_USER, pid ${running% })"
     fi
 }
 

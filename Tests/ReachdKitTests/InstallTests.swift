@@ -80,58 +80,91 @@ struct InstallTests {
         #expect(ScratchInstall.tree(under: destination).files == [usersProgram, usersPage])
     }
 
-    /// `Scripts/install ARGUMENTS` as `sudo Scripts/install` runs it (root, no DESTDIR, the default
-    /// prefix), in a mount namespace whose /etc and /usr/local are `scratch`'s etc and usr-local:
-    /// what it does to the system stays in those folders.
-    static func realInstall(in scratch: String, _ arguments: [String] = []) async throws -> ToolResult {
-        try await runTool("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c",
-                                               "mount --bind \"$0/etc\" /etc && mount --bind \"$0/usr-local\" /usr/local && exec env -u DESTDIR -u PREFIX \"$@\"",
-                                               scratch, ScratchInstall.script] + arguments,
-                          environment: ["REACHD_SCRATCH_PATH": PackageTests.scratchPath], timeout: .seconds(1200))
-    }
-
-    @Test("as root with no DESTDIR, Scripts/install creates user reachd and copies the bus policy where the system bus reads it, both in the manifest; --uninstall removes both")
+    @Test("as root with no DESTDIR, Scripts/install creates user reachd and copies the bus policy where the system bus reads it, both in the manifest, and says whether a system bus runs; --uninstall stops a running system instance, says so, and removes both")
     func realInstallRegistersTheSystemInstance() async throws {
         guard geteuid() == 0 else {
-            throw TestFailure("this test installs as root (in a mount namespace): run the tests as root (Scripts/test does)")
+            throw TestFailure("this test installs as root (on a scratch machine: mount and PID namespaces): run the tests as root (Scripts/test does)")
         }
-        let scratch = try ScratchInstall.makeDestination("real-install")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        // The machine's /etc without its user reachd (SystemInstanceTests make one), so the install
-        // must create it. tar exits 1 when a file changes while read (other tests' /etc/netns).
-        try await runToolChecked("/bin/sh", ["-c", """
-            set -e
-            mkdir "$0/etc" "$0/usr-local"
-            (cd /etc && tar --exclude=./netns -cf - .) | tar -xf - -C "$0/etc" || [ $? -eq 1 ]
-            sed -i '/^reachd:/d' "$0/etc/passwd" "$0/etc/group" "$0/etc/shadow" "$0/etc/gshadow"
-            """, scratch])
+        let machine = try await ScratchMachine.make("real-install")
+        defer { machine.remove() }
         let policy = "/etc/dbus-1/system.d/io.reachd.Reachability1.conf"
-        let machineUser = getpwnam("reachd").map { $0.pointee.pw_uid }
-        let machinePolicy = FileManager.default.fileExists(atPath: policy)
-        func hasReachd(_ file: String) throws -> Bool {
-            try String(contentsOfFile: "\(scratch)/etc/\(file)", encoding: .utf8).split(separator: "\n").contains { $0.hasPrefix("reachd:") }
-        }
 
-        let install = try await Self.realInstall(in: scratch)
+        let install = try await machine.run(ScratchInstall.script)
         try #require(install.succeeded, "\(install.transcript)")
-        #expect(try hasReachd("passwd") && hasReachd("group"), "user reachd was created: \(install.transcript)")
+        #expect(try machine.hasReachd(in: "passwd") && machine.hasReachd(in: "group"), "user reachd was created: \(install.transcript)")
         // Under /usr/local the bus would not read it: the copy in /etc is the one it reads.
         let shipped = try String(contentsOf: SystemInstance.repository.appendingPathComponent("dbus/system/io.reachd.Reachability1.conf"), encoding: .utf8)
-        #expect((try? String(contentsOfFile: scratch + "/etc/dbus-1/system.d/io.reachd.Reachability1.conf", encoding: .utf8)) == shipped)
-        let manifest = try ScratchInstall.manifest(at: "\(scratch)/usr-local/share/reachd/install-manifest")
+        #expect((try? String(contentsOfFile: machine.folder + policy, encoding: .utf8)) == shipped)
+        let manifest = try ScratchInstall.manifest(at: "\(machine.usrLocal)/share/reachd/install-manifest")
         #expect(manifest.files.isSuperset(of: [policy, "user:reachd", "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
                                                "\(Self.prefix)/lib/sysusers.d/reachd.conf"]), "\(manifest.files.sorted())")
+        // The module went into (the machine's copy of) GLib's folder, and GLib's cache names it.
+        #expect(FileManager.default.fileExists(atPath: "\(machine.gioModules)/libgioreachd.so"))
+        #expect((try? String(contentsOfFile: "\(machine.gioModules)/giomodule.cache", encoding: .utf8))?.contains("libgioreachd.so") == true)
+        // After `installed`, what starts the system instance here: this machine has no system bus.
+        let told = install.standardError.components(separatedBy: "==> installed").last ?? ""
+        #expect(install.standardError.contains("==> installed") && told.contains("no system bus runs here")
+                && told.contains("/etc/init.d/dbus start"), "\(install.transcript)")
 
-        let uninstall = try await Self.realInstall(in: scratch, ["--uninstall"])
+        // A system instance runs (as the system bus would have started it, without systemd), so
+        // --uninstall must stop it, as the package's prerm does, before it removes its user.
+        let uninstall = try await machine.shell(ScratchMachine.uninstallWithARunningSystemInstance)
         #expect(uninstall.succeeded, "\(uninstall.transcript)")
-        #expect(try !hasReachd("passwd") && !hasReachd("group") && !hasReachd("shadow") && !hasReachd("gshadow"),
-                "user reachd and its group were removed: \(uninstall.transcript)")
-        #expect(!FileManager.default.fileExists(atPath: scratch + policy))
-        #expect(ScratchInstall.tree(under: "\(scratch)/usr-local").files.isEmpty, "\(ScratchInstall.tree(under: "\(scratch)/usr-local").files.sorted())")
+        let instance = uninstall.standardOutput.split(separator: "\n").first { $0.hasPrefix("INSTANCE=") }.map { $0.dropFirst(9) } ?? "?"
+        #expect(uninstall.standardError.contains("stopped the system instance (/usr/local/bin/reachd as user reachd, pid \(instance))"),
+                "\(uninstall.transcript)")
+        #expect(uninstall.standardOutput.contains("INSTANCE_STATE=gone") || uninstall.standardOutput.contains("INSTANCE_STATE=Z"),
+                "the system instance was stopped: \(uninstall.transcript)")
+        #expect(try !machine.hasReachd(in: "passwd") && !machine.hasReachd(in: "group") && !machine.hasReachd(in: "shadow")
+                && !machine.hasReachd(in: "gshadow"), "user reachd and its group were removed: \(uninstall.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: machine.folder + policy))
+        #expect(ScratchInstall.tree(under: machine.usrLocal).files.isEmpty, "\(ScratchInstall.tree(under: machine.usrLocal).files.sorted())")
+        #expect(!FileManager.default.fileExists(atPath: "\(machine.gioModules)/libgioreachd.so"))
+        #expect((try? String(contentsOfFile: "\(machine.gioModules)/giomodule.cache", encoding: .utf8))?.contains("libgioreachd.so") != true)
+    }
 
-        // The machine itself was not touched.
-        #expect(getpwnam("reachd").map { $0.pointee.pw_uid } == machineUser)
-        #expect(FileManager.default.fileExists(atPath: policy) == machinePolicy)
+    /// What issue 33 met: an administrator's own install lost its GIO module, and GLib's cache was
+    /// rewritten, when the suite's real install ran; and its user reachd, in use, made the suite
+    /// fail. Here a machine has reachd installed for real, with a process running as its user
+    /// reachd, and the suite's real install and uninstall (the same steps, on a machine of their
+    /// own made from this one) run on it: its module, cache, user and process are as they were.
+    @Test("the suite's real install and uninstall leave an installed reachd's GIO module, GLib's module cache, user reachd and its processes as they were")
+    func realInstallLeavesAnInstalledReachdAlone() async throws {
+        guard geteuid() == 0 else {
+            throw TestFailure("this test installs as root (on a scratch machine: mount and PID namespaces): run the tests as root (Scripts/test does)")
+        }
+        let machine = try await ScratchMachine.make("installed-machine")
+        defer { machine.remove() }
+        let result = try await machine.shell(#"""
+            set -eu
+            install="$0" here="$1"
+            machine="$(dirname "$install")/harness/scratch-machine"
+            modules="$(pkg-config --variable=giomoduledir gio-2.0)"
+            state() {  # the module, GLib's cache and the user, as one line each
+                echo "module $(sha256sum < "$modules/libgioreachd.so")"
+                echo "cache $(sha256sum < "$modules/giomodule.cache")"
+                echo "user $(getent passwd reachd)"
+            }
+            "$install" 2> "$here/install.log" || { cat "$here/install.log" >&2; exit 1; }
+            grep -q libgioreachd.so "$modules/giomodule.cache"
+            setpriv --reuid=reachd --regid=reachd --clear-groups sleep 1000 &
+            holder=$!
+            state > "$here/before"
+            # The suite's steps, each on a machine of its own made from this one, as the test above.
+            mkdir "$here/suite"
+            "$machine" "$here/suite" sed -i '/^reachd:/d' /etc/passwd /etc/group /etc/shadow /etc/gshadow
+            "$machine" "$here/suite" "$install" > "$here/suite.log" 2>&1 || { echo "suite install:" >&2; cat "$here/suite.log" >&2; exit 1; }
+            "$machine" "$here/suite" /bin/sh -c "$SUITE_UNINSTALL" "$install" "$here/suite" > "$here/suite.log" 2>&1 \
+                || { echo "suite uninstall:" >&2; cat "$here/suite.log" >&2; exit 1; }
+            grep -q "INSTANCE_STATE=gone\|INSTANCE_STATE=Z" "$here/suite.log" || { cat "$here/suite.log" >&2; exit 1; }
+            state > "$here/after"
+            kill -0 "$holder" && echo "holder still runs"
+            diff "$here/before" "$here/after" && echo "as before"
+            """#, environment: ["SUITE_UNINSTALL": ScratchMachine.uninstallWithARunningSystemInstance])
+        #expect(result.succeeded, "\(result.transcript)")
+        #expect(result.standardOutput.contains("holder still runs") && result.standardOutput.contains("as before"), "\(result.transcript)")
+        let before = (try? String(contentsOfFile: "\(machine.folder)/before", encoding: .utf8)) ?? ""
+        #expect(before.contains("module ") && before.contains("user reachd:"), "\(before)")
     }
 
     @Test("--uninstall without a manifest removes nothing, says why and exits 1")
