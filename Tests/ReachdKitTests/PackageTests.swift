@@ -69,6 +69,10 @@ struct PackageTests {
         #expect(depends.contains("libdbus-1-3"), "Depends: \(depends)")
         #expect(depends.contains("libidn2-0"), "Depends: \(depends)")
         #expect(depends.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "Depends: \(depends)")
+        // The session instance wants a session bus, the system instance none: a server need not have one.
+        #expect(!depends.contains("dbus-session-bus"), "Depends: \(depends)")
+        let recommends = try await runToolChecked("dpkg-deb", ["--field", deb, "Recommends"]).standardOutput
+        #expect(recommends == "default-dbus-session-bus | dbus-session-bus\n", "Recommends: \(recommends)")
         // No conffiles: the system instance runs without /etc/reachd/reachd.conf.
         let control = try await runToolChecked("dpkg-deb", ["--info", deb]).standardOutput
         #expect(control.contains(" postinst ") && control.contains(" prerm ") && control.contains(" postrm "), "\(control)")
@@ -190,6 +194,55 @@ struct PackageTests {
         #expect(!FileManager.default.fileExists(atPath: "\(root)/usr"))
         #expect(FileManager.default.fileExists(atPath: "\(root)/var/log/dpkg.log"), "dpkg logged into the root, not the machine's log")
         #expect(getpwnam("reachd").map { $0.pointee.pw_uid } == machineUser, "the machine's own user reachd is as it was")
+    }
+
+    /// A server's dpkg database: each package the reachd package depends on (the first of each
+    /// alternative) as installed, at this machine's version, and nothing else; so no package
+    /// that provides a session bus (dbus-session-bus).
+    static func serverStatus(for deb: String) async throws -> String {
+        let depends = try await runToolChecked("dpkg-deb", ["--field", deb, "Depends"]).standardOutput
+        var stanzas: [String] = []
+        for clause in depends.split(separator: ",") {
+            let first = clause.split(separator: "|")[0].trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = String(first.prefix { $0 != " " && $0 != "(" && $0 != ":" })
+            let fields = try await runToolChecked("dpkg-query", ["-W", "-f=${Version} ${Architecture}", name]).standardOutput
+                .split(separator: " ").map(String.init)
+            guard fields.count == 2 else { throw TestFailure("dpkg-query \(name): \(fields)") }
+            stanzas.append("""
+                Package: \(name)
+                Status: install ok installed
+                Priority: optional
+                Maintainer: reachd tests <tests@reachd.invalid>
+                Architecture: \(fields[1])
+                Version: \(fields[0])
+                Description: \(name) as this machine has it
+
+                """)
+        }
+        return stanzas.joined(separator: "\n")
+    }
+
+    @Test("on a server with no session bus package, dpkg installs it with its dependencies checked and configures the system instance's user")
+    func installsWithoutASessionBus() async throws {
+        let deb = try await Self.package.value
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-server-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for folder in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "var/log", "etc"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+        }
+        let status = try await Self.serverStatus(for: deb)
+        #expect(!status.contains("dbus-session-bus") && !status.contains("dbus-user-session") && !status.contains("dbus-x11"), "\(status)")
+        try status.write(toFile: "\(root)/var/lib/dpkg/status", atomically: false, encoding: .utf8)
+        for (file, text) in Self.accounts {
+            #expect(FileManager.default.createFile(atPath: "\(root)/etc/\(file)", contents: Data(text.utf8)))
+        }
+        // No --force-depends: dpkg checks Depends against the server's database.
+        let install = try await runTool("dpkg", ["--root=\(root)", "--log=\(root)/var/log/dpkg.log", "--force-script-chrootless", "--install", deb])
+        #expect(install.succeeded, "\(install.transcript)")
+        let state = try await runTool("dpkg-query", ["--root=\(root)", "-W", "-f=${Status}", "reachd"])
+        #expect(state.standardOutput == "install ok installed", "\(state.transcript)")
+        #expect(Self.account("reachd", in: "passwd", root: root) != nil, "postinst made the system instance's user")
+        try await Self.dpkg(root: root, "--purge", "reachd")
     }
 
     @Test("every option reachctl(1) documents is one reachctl takes, and man -l renders both pages")
