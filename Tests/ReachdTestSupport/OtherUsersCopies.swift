@@ -29,7 +29,12 @@ public enum OtherUsersCopies {
             try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             try? FileManager.default.removeItem(atPath: copy)
-            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            // By cp, not by this process: a file this process held open for writing would be
+            // inherited by the children other tests spawn meanwhile, and running the copy would
+            // fail with "Text file busy" (ETXTBSY) while any of them kept it.
+            let cp = try ChildProcess("/bin/cp", ["-R", "--preserve=mode", original, copy])
+            defer { cp.removeOutput() }
+            guard cp.waitBlocking() == 0 else { throw TestFailure("cp \(original) \(copy): \(cp.standardError)") }
             try openToEveryone(copy)
             state.copies[original] = copy
             return copy
