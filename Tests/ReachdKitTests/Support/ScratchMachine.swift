@@ -55,6 +55,8 @@ struct ScratchMachine {
     static let uninstallWithARunningSystemInstance = #"""
         set -eu
         install="$0" here="$1"
+        # User reachd reaches the bus's socket in it, whatever the umask made it.
+        chmod 0755 "$here"
         eval "$("$(dirname "$install")/harness/private-bus" --dir "$here/bus" system)"
         DBUS_SYSTEM_BUS_ADDRESS="$ADDRESS" setpriv --reuid=reachd --regid=reachd --clear-groups \
             /usr/local/bin/reachd --system --no-config 2> "$here/instance.log" &
