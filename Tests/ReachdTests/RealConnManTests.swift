@@ -60,7 +60,9 @@ struct RealConnManTests {
     /// make): there must be none, before and after, since a connmand anywhere else manages the
     /// interfaces of the machine (or of the suite's own namespace). PID 1's namespace is not
     /// readable in every container, so the test namespaces are what is allowed, not the machine's
-    /// what is refused.
+    /// what is refused. A connmand the harness started (`-i rdc-ID`: that test interface and
+    /// nothing else) is another suite's when its namespace is not named here: another clone's
+    /// run names its namespaces in a mount namespace of its own.
     static func connmandsOutsideTestNamespaces() -> [String] {
         let files = FileManager.default
         let allowed = Set(((try? files.contentsOfDirectory(atPath: "/run/netns")) ?? []).filter { $0.hasPrefix("reachd-") }
@@ -75,6 +77,8 @@ struct RealConnManTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             guard name == "connmand", let namespace = try? files.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/net")
             else { return false }  // a zombie has no namespace: nothing runs
+            let arguments = ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").split(separator: "\0")
+            if zip(arguments, arguments.dropFirst()).contains(where: { $0 == "-i" && $1.hasPrefix("rdc-") }) { return false }
             return !allowed.contains(namespace)
         }
     }
