@@ -40,7 +40,7 @@ bench_apple_network() {
     local target
     local -A pids=() threads=() rss=() idle_calls=()
     say "building reachd-bench-path-monitor (release, .build-bench)"
-    (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachd-bench-path-monitor --scratch-path .build-bench >&2)
+    (cd "$BS_ROOT" && swift_build "${REACHD_RELEASE_FLAGS[@]}" --product reachd-bench-path-monitor --scratch-path .build-bench >&2)
     AN_PROGRAM="$(dirname "$BS_REACHD")/reachd-bench-path-monitor"
     say "(l) Network: a running NWPathMonitor against the library's NetworkPathMonitor, both in-process"
     for mode in network library; do : >"$BS_WORK/an.threads.$mode"; : >"$BS_WORK/an.rss.$mode"; done

@@ -116,7 +116,7 @@ bench_apple_systemconfiguration_idle() {
 bench_apple_systemconfiguration() {
     local provider mode out t0 t1 failed v first_sc first_manager
     say "(k) SystemConfiguration: building the Apple-style fixture (release, .build-bench)"
-    (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachd-fixture-apple-systemconfiguration \
+    (cd "$BS_ROOT" && swift_build "${REACHD_RELEASE_FLAGS[@]}" --product reachd-fixture-apple-systemconfiguration \
         --scratch-path .build-bench >&2)
     for provider in session in-process; do
         say "(k) SystemConfiguration: first flags, $starts runs each, in turn ($provider)"

@@ -64,9 +64,9 @@ bs_build() {
     find_swift
     release_link_directory
     say "building reachd (release, .build-bench)"
-    (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachd --scratch-path .build-bench >&2)
+    (cd "$BS_ROOT" && swift_build "${REACHD_RELEASE_FLAGS[@]}" --product reachd --scratch-path .build-bench >&2)
     # reachctl only for the installed-size rows.
-    (cd "$BS_ROOT" && swift build "${REACHD_RELEASE_FLAGS[@]}" --product reachctl --scratch-path .build-bench >&2)
+    (cd "$BS_ROOT" && swift_build "${REACHD_RELEASE_FLAGS[@]}" --product reachctl --scratch-path .build-bench >&2)
     say "compiling Scripts/benchsupport/dbusbench.c"
     # shellcheck disable=SC2046
     gcc -O2 -Wall -o "$BS_TOOL" "$BS_ROOT/Scripts/benchsupport/dbusbench.c" $(pkg-config --cflags --libs dbus-1)

@@ -147,3 +147,15 @@ find_swift() {
     fi
     command -v swift >/dev/null 2>&1 || { say "no Swift toolchain found (looked on PATH and in /opt/swift)"; exit 1; }
 }
+
+# `swift build` with its temporary files in a folder of its own, removed when it ends. SwiftPM and
+# the Swift driver leave TemporaryDirectory.* folders and lock files in $TMPDIR after every build
+# (six for a one-file package), so builds in /tmp would pile them up on the machine; the scripts
+# and the tests leave it as they found it.
+swift_build() {
+    local scratch status=0
+    scratch="$(mktemp -d "${TMPDIR:-/tmp}/reachd-swift-build.XXXXXX")"
+    TMPDIR="$scratch" swift build "$@" || status=$?
+    rm -rf "$scratch"
+    return "$status"
+}

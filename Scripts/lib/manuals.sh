@@ -77,7 +77,7 @@ finish_reachctl_page() {
 # where bash, zsh and fish look for them. BIN holds the built reachctl.
 install_manuals_and_completions() {
     local root="$1" prefix="$2" bin="$3" work zsh_directory version date
-    swift build "${REACHD_RELEASE_FLAGS[@]}" --product generate-manual >/dev/null
+    swift_build "${REACHD_RELEASE_FLAGS[@]}" --product generate-manual >/dev/null
     version="$("$REACHD_ROOT/Scripts/lib/version.sh")"
     # The pages' date is the last commit's, so a rebuild of the same tree gives the same pages.
     date="$(git -C "$REACHD_ROOT" log -1 --format=%cs 2>/dev/null || date -u +%F)"

@@ -22,6 +22,7 @@ struct ExamplePackageTests {
         }
         let swift = try #require(Self.findSwift(), "no swift on PATH")
         let build = try await runTool(swift, ["build", "--package-path", package, "--scratch-path", scratch.path],
+                                      environment: ["TMPDIR": try Self.temporaryFolder(in: scratch.path)],
                                       timeout: .seconds(840))
         #expect(build.succeeded, "\(build.transcript)")
         #expect(!build.standardOutput.contains("warning:"), "\(build.transcript)")
@@ -78,6 +79,15 @@ struct ExamplePackageTests {
             example's executable
             \(check.standardOutput)\(check.standardError)
             """)
+    }
+
+    /// A folder for a build's temporary files inside its scratch path: SwiftPM and the Swift driver
+    /// leave TemporaryDirectory.* folders and lock files in $TMPDIR, and the machine's /tmp must
+    /// stay as the suite found it.
+    static func temporaryFolder(in scratch: String) throws -> String {
+        let folder = "\(scratch)/tmp"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     static func findSwift() -> String? {

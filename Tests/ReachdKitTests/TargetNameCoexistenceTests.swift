@@ -20,6 +20,7 @@ struct TargetNameCoexistenceTests {
         defer { app.remove() }
         let swift = try #require(ExamplePackageTests.findSwift(), "no swift on PATH")
         let build = try await runTool(swift, ["build", "--package-path", app.root, "--scratch-path", app.scratch],
+                                      environment: ["TMPDIR": try ExamplePackageTests.temporaryFolder(in: app.scratch)],
                                       timeout: .seconds(840))
         #expect(build.succeeded, "\(build.transcript)")
         #expect(!build.transcript.contains("conflicting name"), "\(build.transcript)")
