@@ -16,6 +16,7 @@ import Synchronization
 @main
 enum Reachd {
     static func main() {
+        let standardErrorWasClosed = LogDestination.reopenClosedStandardStreams()
         let commandLine: ReachdCommandLine
         do {
             switch try ReachdOptions.parse(Array(CommandLine.arguments.dropFirst())) {
@@ -37,9 +38,14 @@ enum Reachd {
         // Read once, here: a bad file stops reachd before it takes the bus name, with every
         // error of it (not only the first), as --check-config would list them.
         let configuration = readConfiguration(commandLine)
+        // The log target the command line or the file names (the file's, even where other lines
+        // of it are bad): the file's errors go where reachd's log would have gone.
+        let logTarget = commandLine.options(over: configuration.options).logTarget
+        let destination = Result { () throws(LogDestination.Unusable) in try LogDestination.current(logTarget, standardErrorWasClosed: standardErrorWasClosed) }
+        if case .success(.syslog) = destination { SyslogLogHandler.open(system: commandLine.servesSystemBus) }
         guard configuration.errors.isEmpty else {
-            // Where the system instance's log goes, these go too: they are why it did not start.
-            let toSyslog = LogDestination.current(system: commandLine.servesSystemBus) == .syslog
+            // Where the log goes, these go too: they are why reachd did not start.
+            let toSyslog = (try? destination.get()) == .syslog
             func refuse(_ line: String) {
                 printError("reachd: " + line)
                 if toSyslog { SyslogLogHandler.write("error: " + line, priority: LOG_ERR) }
@@ -49,7 +55,16 @@ enum Reachd {
                 let check = commandLine.servesSystemBus ? "'reachd --check-config --system'" : "'reachd --check-config'"
                 refuse("\(path) has \(count(configuration.errors.count, "error")); \(check) lists every problem")
             }
+            if case .failure(let unusable) = destination { printError("reachd: \(unusable)") }
             exit(64)  // EX_USAGE, as for a bad command line
+        }
+        let logDestination: LogDestination
+        switch destination {
+        case .success(let chosen):
+            logDestination = chosen
+        case .failure(let unusable):
+            printError("reachd: \(unusable)")
+            exit(64)  // EX_USAGE: the target was asked for by name
         }
         let options = commandLine.options(over: configuration.options)
 
@@ -76,7 +91,7 @@ enum Reachd {
         // build where the loop is not Swift's executor (the tasks it starts
         // with Task {} then run on Swift's global pool instead).
         Task(executorPreference: loop) {
-            let status = await serve(options, configuration: configuration, loop: loop, signals: signals,
+            let status = await serve(options, configuration: configuration, logDestination: logDestination, loop: loop, signals: signals,
                                      loopIsSwiftsExecutor: loopIsSwiftsExecutor)
             exitStatus.withLock { $0 = status }
             loop.shutdown()
@@ -144,11 +159,10 @@ enum Reachd {
 
     /// Runs the service until a signal, a takeover or a lost bus; returns the exit status.
     private static func serve(
-        _ options: ReachdOptions, configuration: ReachdConfiguration, loop: EventLoop, signals: SignalDescriptor,
-        loopIsSwiftsExecutor: Bool
+        _ options: ReachdOptions, configuration: ReachdConfiguration, logDestination destination: LogDestination,
+        loop: EventLoop, signals: SignalDescriptor, loopIsSwiftsExecutor: Bool
     ) async -> Int32 {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
-        let destination = LogDestination.current(system: options.system)
         LoggingSystem.bootstrap { label in
             if destination == .syslog { return SyslogLogHandler(level: level) }
             var handler = StreamLogHandler.standardError(label: label)

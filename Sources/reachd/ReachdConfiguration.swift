@@ -51,11 +51,11 @@ struct ReachdConfiguration {
         case .none:
             return ReachdConfiguration()
         case .file(let path):
-            return read(path, mustExist: true)
+            return read(path, mustExist: true, system: system)
         case .search:
             let paths = system ? [ConfigurationFile.systemInstancePath] : ConfigurationFile.searchPaths(environment: environment)
             for path in paths {
-                let configuration = read(path, mustExist: false)
+                let configuration = read(path, mustExist: false, system: system)
                 if configuration.path != nil { return configuration }
             }
             return ReachdConfiguration(searched: paths)
@@ -63,15 +63,16 @@ struct ReachdConfiguration {
     }
 
     /// The file at `path`; nil `path` in the result when it does not exist and need not.
-    private static func read(_ path: String, mustExist: Bool) -> ReachdConfiguration {
-        switch contents(of: path) {
-        case .success(let bytes?):
+    /// `system`: the system instance's rules for whose the file and its folders are.
+    private static func read(_ path: String, mustExist: Bool, system: Bool) -> ReachdConfiguration {
+        switch ConfigurationFileAccess.read(path, system: system) {
+        case .contents(let bytes):
             return parse(bytes, path: path)
-        case .success(nil):
+        case .absent:
             guard mustExist else { return ReachdConfiguration() }
             return ReachdConfiguration(path: path, problems: [Problem(severity: .error, path: path, line: nil, text: "no such file")])
-        case .failure(let why):
-            return ReachdConfiguration(path: path, problems: [Problem(severity: .error, path: path, line: nil, text: why.text)])
+        case .refused(let reasons):
+            return ReachdConfiguration(path: path, problems: reasons.map { Problem(severity: .error, path: path, line: nil, text: $0) })
         }
     }
 
@@ -198,39 +199,6 @@ struct ReachdConfiguration {
             }
         }
         return table[a.count][b.count]
-    }
-
-    // MARK: Reading
-
-    private struct ReadFailure: Error {
-        let text: String
-    }
-
-    /// The file's bytes; nil when there is no such file (no error: the file is optional).
-    private static func contents(of path: String) -> Result<[UInt8]?, ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            if error == ENOENT || error == ENOTDIR { return .success(nil) }
-            return .failure(ReadFailure(text: "cannot open it: \(String(cString: strerror(error)))"))
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(ReadFailure(text: "not a regular file"))
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= ConfigurationFile.maximumSize {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else {
-                return .failure(ReadFailure(text: "cannot read it: \(String(cString: strerror(errno)))"))
-            }
-            if count == 0 { break }
-            bytes += buffer[..<count]
-        }
-        return .success(bytes)
     }
 }
 

@@ -19,6 +19,8 @@ struct ReachdOptions: Equatable {
     var maximumMonitorsPerClient = 64
     var maximumMonitors = 4096
     var logLevel = "info"
+    /// `--log-target`: where messages go (LogDestination decides for `auto`).
+    var logTarget = LogTarget.auto
     var probeIPv4: String?
     var probeIPv6: String?
     var allRouteEvents = false
@@ -64,7 +66,8 @@ struct ReachdOptions: Equatable {
             CONFIGURATION FILE:
               reachd reads the first of $XDG_CONFIG_HOME/reachd/reachd.conf (~/.config by default)
               and reachd.conf in each of $XDG_CONFIG_DIRS (default /etc/xdg/reachd/reachd.conf)
-              that exists; reachd --system reads /etc/reachd/reachd.conf. Every option but \(ReachdSetting.all.filter { $0.section == nil }.map(\.option).joined(separator: ", ")) \
+              that exists; reachd --system reads /etc/reachd/reachd.conf. Only a regular file is read,
+              never through a symbolic link. Every option but \(ReachdSetting.all.filter { $0.section == nil }.map(\.option).joined(separator: ", ")) \
             has a key there; the command line wins. A bad line or value stops reachd (exit 64),
               an unknown section or key is a warning; reachd --check-config lists them all.
               Comments (# or ;) go on a line of their own: a value is the rest of its line.
@@ -93,7 +96,9 @@ struct ReachdOptions: Equatable {
 
     /// The options of the command line alone, for `--help`: what to read, or what else to do.
     static let commandLineOnly: [(name: String, help: [String])] = [
-        ("--config FILE", ["Read this configuration file instead of the usual one."]),
+        ("--config FILE", ["Read this configuration file instead of the usual one. With",
+                           "--system, only a file root owns and only root can write, in",
+                           "folders only root can write up to / (as sudo reads sudoers)."]),
         ("--no-config", ["Read no configuration file."]),
         ("--check-config", ["Check the configuration file and exit, as sshd -t: every problem",
                             "as FILE:LINE; exit 0 when clean, 1 with warnings, 64 with errors."]),

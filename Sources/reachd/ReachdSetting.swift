@@ -58,7 +58,8 @@ struct ReachdSetting: Sendable {
              help: ["Take the bus name over from a running reachd."]),
         ReachdSetting(option: "--system-bus-address", flagValue: nil, section: "reachd", key: "system-bus-address",
                       valueName: "ADDRESS",
-                      help: ["Watch NetworkManager on this system bus address instead of the",
+                      help: ["Watch the network's daemons (NetworkManager, systemd-networkd,",
+                             "ConnMan) and logind on this system bus address instead of the",
                              "usual one (default: $DBUS_SYSTEM_BUS_ADDRESS or the standard socket)."],
                       apply: { options, value throws(Refusal) in
                           guard !value.isEmpty else { throw Refusal("needs a D-Bus address") }
@@ -88,6 +89,18 @@ struct ReachdSetting: Sendable {
                           options.logLevel = value
                       },
                       current: { $0.logLevel }),
+        ReachdSetting(option: "--log-target", flagValue: nil, section: "reachd", key: "log-target", valueName: "auto|stderr|syslog",
+                      help: ["Where messages go. auto (default): standard error (a terminal,",
+                             "a file, a pipe, the journal), or syslog (/dev/log) where standard",
+                             "error leads nowhere (closed or /dev/null). stderr or syslog:",
+                             "there, or reachd does not start (exit 64)."],
+                      apply: { options, value throws(Refusal) in
+                          guard let target = LogTarget(rawValue: value) else {
+                              throw Refusal("is auto, stderr or syslog, not '\(value)'")
+                          }
+                          options.logTarget = target
+                      },
+                      current: { $0.logTarget.rawValue }),
         ReachdSetting(option: "--probe-ipv4", flagValue: nil, section: "kernel", key: "probe-ipv4", valueName: "ADDRESS",
                       help: ["Without NetworkManager, the address whose route stands for the",
                              "Internet (default: the first of 192.0.2.1, 198.51.100.1,",
@@ -112,11 +125,13 @@ struct ReachdSetting: Sendable {
                       current: { $0.allRouteEvents ? "all" : "filtered" }),
         number("--override-delay-ms", section: "networkmanager", key: "override-delay-ms", .milliseconds(from: 0),
                \.overrideDelayMilliseconds,
-               help: ["Publish the kernel's answer over NetworkManager's only after they",
-                      "have disagreed this many milliseconds (default: 1000)."]),
+               help: ["Publish the kernel's answer over the source's (NetworkManager,",
+                      "systemd-networkd or ConnMan) only after they have disagreed this",
+                      "many milliseconds (default: 1000)."]),
         flag("--no-override", standsFor: false, section: "networkmanager", key: "override", \.overrides,
-             help: ["Publish NetworkManager's word as it is, never checked against",
-                    "the kernel's path (reachd before the cross-check)."]),
+             help: ["Publish the source's word (NetworkManager, systemd-networkd or",
+                    "ConnMan) as it is, never checked against the kernel's path",
+                    "(reachd before the cross-check)."]),
         ReachdSetting(option: "--connectivity-uri", flagValue: nil, section: "connectivity", key: "uri", valueName: "URI",
                       help: ["Check the Internet by fetching this http:// URI where",
                              "NetworkManager does not check it (default: no check; an empty",

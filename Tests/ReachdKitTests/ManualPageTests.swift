@@ -29,6 +29,7 @@ struct ManualPageTests {
         "--route-events": "all", "--override-delay-ms": "500",
         "--connectivity-uri": "http://example.org/check", "--connectivity-response": "online",
         "--connectivity-interval": "60", "--connectivity-timeout": "5", "--config": "/nonexistent/reachd.conf",
+        "--log-target": "auto",
     ]
 
     /// Other programs' options the page quotes: Flatpak's (SANDBOXED APPS), systemctl's and
