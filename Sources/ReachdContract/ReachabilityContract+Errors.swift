@@ -18,6 +18,11 @@ extension ReachdContract {
         /// The caller is in another network namespace than reachd: an answer for a host or a path
         /// would be another namespace's (contract 4, §2.1 names it without the interface's `1`).
         public static let otherNetworkNamespace: ErrorName = "io.reachd.Error.OtherNetworkNamespace"
+        /// The caller runs in a PID namespace reachd cannot see into (the bus gives its process ID
+        /// as 0), so reachd cannot tell which network namespace it is in, nor whether it is a
+        /// sandboxed app: every call is refused, and a client asks another provider, as for
+        /// `OtherNetworkNamespace`.
+        public static let unknownNetworkNamespace: ErrorName = "io.reachd.Error.UnknownNetworkNamespace"
     }
 
     public static func invalidHost(_ message: String) -> DBusError {
@@ -37,5 +42,8 @@ extension ReachdContract {
     }
     public static func otherNetworkNamespace(_ message: String) -> DBusError {
         DBusError(name: ErrorNames.otherNetworkNamespace, message: message)
+    }
+    public static func unknownNetworkNamespace(_ message: String) -> DBusError {
+        DBusError(name: ErrorNames.unknownNetworkNamespace, message: message)
     }
 }

@@ -48,6 +48,10 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// would be another machine's (reachd's own error for a host question, and the library's for
     /// a reachd it was told to use).
     public static let otherNetworkNamespace = ReachdContract.ErrorNames.otherNetworkNamespace.rawValue
+    /// The reachd asked cannot see this process (it runs in another PID namespace: the bus gives
+    /// its process ID as 0), so it cannot tell which network namespace this process is in, and
+    /// refuses; the library asks the next provider, as for `otherNetworkNamespace`.
+    public static let unknownNetworkNamespace = ReachdContract.ErrorNames.unknownNetworkNamespace.rawValue
     /// `REACHD_SERVICE` names no provider.
     public static let invalidChoice = "io.reachd.Error.InvalidServiceChoice"
     /// reachd's engine could not run in this process (it could not open the kernel's routing socket).
@@ -66,7 +70,7 @@ public struct ReachabilityError: Error, Sendable, Hashable, CustomStringConverti
     /// Errors that say the bus or the service is not there, as opposed to the service refusing.
     private static let unavailableNames: Set<String> = connectionFailureNames.union([
         serviceUnknown, nameHasNoOwner, disconnected, noReply, "org.freedesktop.DBus.Error.TimedOut",
-        otherNetworkNamespace, inProcessFailed,
+        otherNetworkNamespace, unknownNetworkNamespace, inProcessFailed,
     ])
 
     /// True when the session bus could not be connected to (its address names no bus that answers,

@@ -522,7 +522,10 @@ struct WatchLoop {
             // A lost bus shows up as the end of the subscription, handled there.
             guard error.name != ReachabilityError.disconnected else { return }
             if error.name == ReachabilityError.notAllowed { links[index]?.refused = true }
-            if error.name == ReachabilityError.otherNetworkNamespace { links[index]?.foreign = true }
+            // A reachd that cannot tell this process's namespace answers nothing for it: as foreign.
+            if error.name == ReachabilityError.otherNetworkNamespace || error.name == ReachabilityError.unknownNetworkNamespace {
+                links[index]?.foreign = true
+            }
             links[index]?.error = error
             links[index]?.current = .unknown
         }

@@ -110,9 +110,16 @@ final class CallerPolicy: Sendable {
         case .allowed:
             guard accounts == .perUser, let sender = call.sender, let id = Self.monitorID(call.path),
                   let owner = monitorAccount(id), owner != account(of: sender) else { return nil }
-            return ReachdContract.notOwner(
-                "host monitor \(id) belongs to another user: on the system bus only its own user may read a monitor")
+            return ReachdContract.notOwner(Self.notOwnersMonitor(id, member: call.member))
         }
+    }
+
+    /// What another user's call on monitor `id` is told: what was refused, by its member.
+    static func notOwnersMonitor(_ id: UInt64, member: MemberName?) -> String {
+        if member == ReachdContract.release {
+            return "host monitor \(id) belongs to another user: Release is refused; only the connection that made a monitor may release it"
+        }
+        return "host monitor \(id) belongs to another user: on the system bus only its own user may read a monitor"
     }
 
     /// The number of the host monitor a call's path names, nil for any other path.
@@ -121,6 +128,12 @@ final class CallerPolicy: Sendable {
         guard let path = path?.rawValue, path.hasPrefix(prefix) else { return nil }
         return UInt64(path.dropFirst(prefix.count))
     }
+
+    /// The sentence a caller in a PID namespace reachd cannot see into gets.
+    static let notVisible = "this program runs in a PID namespace that reachd's cannot see into (the bus gives its process ID "
+        + "as 0), so reachd cannot tell which network namespace it is in, nor whether it is a sandboxed app, and its answers "
+        + "could be another namespace's. Use a reachd started in this program's namespaces, or the ReachdKit library's (and "
+        + "reachctl's) in-process mode: REACHD_SERVICE=in-process"
 
     /// The sentence a Flatpak app of another user sees: reachd may not read its sandbox's
     /// permissions, so it cannot tell that the app shares the network, and fails closed.
@@ -164,6 +177,13 @@ final class CallerPolicy: Sendable {
                 logger.info("refusing \(sender), Flatpak app \(applicationID) of another user: its network permission cannot be read")
                 verdict = .refused(ReachdContract.notAllowed(Self.unproven(applicationID)))
             }
+            keep = true
+        } catch let failure as CallerIdentificationFailure where failure.isNotVisible {
+            // Kept: a connection's process does not change namespaces. Not NotAllowed, which says
+            // "a sandbox without network" and so is final for a client: this caller may well have
+            // the network, and the library and reachctl ask another provider (in-process).
+            logger.info("refusing \(sender): \(failure), so reachd cannot tell which network namespace it is in")
+            verdict = .refused(ReachdContract.unknownNetworkNamespace(Self.notVisible))
             keep = true
         } catch {
             // Not kept: the next call tries again (the caller has most likely left already).

@@ -118,10 +118,16 @@ struct ProcessCredentials: Sendable {
     /// The PID to look at: the pidfd's, when there is one.
     func livingProcessID() throws(CallerIdentificationFailure) -> UInt32 {
         if let processFD {
-            guard let id = Self.pid(of: processFD), id > 0 else { throw CallerIdentificationFailure("the caller's process has exited") }
+            let id = Self.pid(of: processFD)
+            // The kernel shows 0 for a process outside the reader's PID namespace.
+            if id == 0 { throw .notVisible }
+            guard let id, id > 0 else { throw CallerIdentificationFailure("the caller's process has exited") }
             return UInt32(id)
         }
         guard let processID else { throw CallerIdentificationFailure("the bus did not say which process the caller is") }
+        // The bus's kernel gives 0 for a peer in a PID namespace it cannot see into (SO_PEERCRED):
+        // /proc/0 is no process, and no one can tell where the caller runs.
+        guard processID != 0 else { throw .notVisible }
         return processID
     }
 
@@ -150,8 +156,20 @@ struct ProcessCredentials: Sendable {
 /// Why reachd could not tell where a caller runs.
 struct CallerIdentificationFailure: Error, CustomStringConvertible {
     let description: String
+    /// The caller's process is in a PID namespace that reachd's (and the bus's) cannot see
+    /// into: not a passing failure, and not one a later call can mend.
+    let isNotVisible: Bool
 
     init(_ what: String, errno code: Int32? = nil) {
         description = code.map { "\(what): \(String(cString: strerror($0)))" } ?? what
+        isNotVisible = false
     }
+
+    private init(notVisible description: String) {
+        self.description = description
+        isNotVisible = true
+    }
+
+    static let notVisible = CallerIdentificationFailure(
+        notVisible: "the caller's process is not visible from reachd's PID namespace (the bus gives its process ID as 0)")
 }
