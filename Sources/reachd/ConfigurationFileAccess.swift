@@ -35,7 +35,8 @@ enum ConfigurationFileAccess {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let code = errno
-            if code == ENOENT || code == ENOTDIR { return problems.isEmpty ? .absent : .refused(problems) }
+            // Nothing read, nothing to trust: the folders matter once there is a file.
+            if code == ENOENT || code == ENOTDIR { return .absent }
             if code == ELOOP { return .refused(problems + [symbolicLink(path)]) }
             if code == ENXIO { return .refused(problems + [notRegular(path, S_IFSOCK)]) }
             return .refused(problems + ["cannot open it: \(String(cString: strerror(code)))"])

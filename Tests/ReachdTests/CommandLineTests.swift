@@ -11,7 +11,7 @@ struct CommandLineTests {
         let help = try await runTool(ReachdProcess.executable, ["--help"])
         #expect(help.status == 0, "\(help.transcript)")
         for option in ["--replace", "--system-bus-address", "--settle-ms", "--max-monitors-per-client", "--max-monitors", "--log-level",
-                       "--probe-ipv4", "--probe-ipv6", "--route-events", "--override-delay-ms", "--no-override",
+                       "--log-target", "--probe-ipv4", "--probe-ipv6", "--route-events", "--override-delay-ms", "--no-override",
                        "--connectivity-uri", "--connectivity-response", "--connectivity-interval", "--connectivity-timeout"] {
             #expect(help.standardOutput.contains(option), "--help mentions \(option): \(help.transcript)")
         }
@@ -24,6 +24,8 @@ struct CommandLineTests {
             (["--max-monitors", "0"], "--max-monitors"),
             (["--max-monitors-per-client"], "missing value"),
             (["--log-level", "loud"], "loud"),
+            (["--log-target", "journal"], "--log-target is auto, stderr or syslog, not 'journal'"),
+            (["--log-target"], "missing value"),
             (["--replace=yes"], "--replace"),
             (["--frobnicate"], "--frobnicate"),
             (["--check-config=yes"], "--check-config takes no value"),
