@@ -1,0 +1,27 @@
+extension LinkQualityInputs {
+    /// The measurements of the published path's link. A source that measures the radio says the
+    /// signal (NetworkManager's active access point, ConnMan's service `Strength`); where it does
+    /// not, the kernel's reading stands (`/proc/net/wireless`, the Ethernet speed from sysfs).
+    ///
+    /// ```swift
+    /// LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: .none)
+    /// ```
+    public static func ofPath(_ published: PublishedReachability, networkManager: NetworkManagerSnapshot?,
+                              connman: ConnManSnapshot?, kernel: LinkQualityInputs) -> LinkQualityInputs {
+        guard published.reachable, !published.interface.isEmpty else { return .none }
+        var inputs = kernel
+        let sourceSignal: (UInt8, SignalSource)? = switch published.backend {
+        case .networkmanager?:
+            networkManager?.device(kernelName: published.interface)?.signalStrength.map { ($0, .networkManager) }
+        case .connman?:
+            connman?.service(interface: published.interface)?.strength.map { ($0, .connman) }
+        default:
+            nil
+        }
+        if let (strength, source) = sourceSignal {
+            inputs.signalPercent = min(strength, 100)
+            inputs.signalSource = source
+        }
+        return inputs
+    }
+}
