@@ -4,12 +4,13 @@ extension LinkQualityInputs {
     /// not, the kernel's reading stands (`/proc/net/wireless`, the Ethernet speed from sysfs).
     ///
     /// ```swift
-    /// LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: .none)
+    /// LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: { .none })
     /// ```
+    /// `kernel` is asked only where it is needed: a source's signal makes the kernel's Wi-Fi
+    /// figure moot, and reading it would cost system calls on every signal.
     public static func ofPath(_ published: PublishedReachability, networkManager: NetworkManagerSnapshot?,
-                              connman: ConnManSnapshot?, kernel: LinkQualityInputs) -> LinkQualityInputs {
+                              connman: ConnManSnapshot?, kernel: () -> LinkQualityInputs) -> LinkQualityInputs {
         guard published.reachable, !published.interface.isEmpty else { return .none }
-        var inputs = kernel
         let sourceSignal: (UInt8, SignalSource)? = switch published.backend {
         case .networkmanager?:
             networkManager?.device(kernelName: published.interface)?.signalStrength.map { ($0, .networkManager) }
@@ -18,10 +19,7 @@ extension LinkQualityInputs {
         default:
             nil
         }
-        if let (strength, source) = sourceSignal {
-            inputs.signalPercent = min(strength, 100)
-            inputs.signalSource = source
-        }
-        return inputs
+        guard let (strength, source) = sourceSignal else { return kernel() }
+        return LinkQualityInputs(signalPercent: strength, signalSource: source)
     }
 }

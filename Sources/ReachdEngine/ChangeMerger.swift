@@ -107,6 +107,9 @@ actor ChangeMerger {
     /// Link quality as published, and the timer armed while a change of it is held back.
     private var linkQuality = LinkQualityHold()
     private var linkQualityTimer: Task<Void, Never>?
+    /// The kernel's measurements of the path's link, until the kernel says something changed
+    /// (a new speed comes with a link event): a source's signal does not read sysfs again.
+    private var kernelMeasurements: (interface: String, inputs: LinkQualityInputs)?
 
     /// `start` receives the first value (before the bus name is claimed, so it
     /// is set, not announced); `announce` each later one; `sourcesChanged` is
@@ -155,6 +158,7 @@ actor ChangeMerger {
         case .kernelChanged, .resumed:
             if case .resumed = event { resumes += 1 }
             kernelReading = nil
+            kernelMeasurements = nil
             // The first value needs NetworkManager's first word (or its absence).
             guard heardNetworkManager else { return }
         case .overrideTimer:
@@ -320,12 +324,17 @@ actor ChangeMerger {
     /// `Details`, its grade into `LinkQuality`, a change of grade on the same link at most once per
     /// `LinkQualityHold.minimum` (one timer, armed only while a change waits).
     private func gradeLinkQuality(of value: inout PublishedReachability) {
-        let kernel: LinkQualityInputs = switch value.interfaceType {
-        case .wifi: LinkMeasurementReader.measurements(of: value.interface, medium: .wifi)
-        case .ethernet: LinkMeasurementReader.measurements(of: value.interface, medium: .ethernet)
-        default: .none
+        let interface = value.interface, medium: LinkMedium? = switch value.interfaceType {
+        case .wifi: .wifi
+        case .ethernet: .ethernet
+        default: nil
         }
-        let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman, kernel: kernel)
+        let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman) {
+            if let kernelMeasurements, kernelMeasurements.interface == interface { return kernelMeasurements.inputs }
+            let measured = LinkMeasurementReader.measurements(of: interface, medium: medium)
+            kernelMeasurements = (interface, measured)
+            return measured
+        }
         value.details.linkSignal = inputs.signalPercent
         value.details.linkSignalSource = inputs.signalSource?.rawValue
         value.details.linkSpeedMegabits = inputs.ethernetSpeedMegabits

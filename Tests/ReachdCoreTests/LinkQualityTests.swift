@@ -76,16 +76,16 @@ struct LinkQualityTests {
             ConnManService(path: "/net/connman/service/wifi_2", type: "wifi", state: "idle", interface: "wlan1", strength: 99),
         ])
         let kernel = LinkQualityInputs(signalPercent: 90, signalSource: .kernel)
-        let inputs = LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: kernel)
+        let inputs = LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: { kernel })
         #expect(inputs.signalPercent == 42)
         #expect(inputs.signalSource == .connman)
 
         published.interface = "wlan9"
-        let kernelOnly = LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: kernel)
+        let kernelOnly = LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: { kernel })
         #expect(kernelOnly == kernel, "no ConnMan service on the path's link: the kernel's reading stands")
 
         published.status = .notReachable
-        #expect(LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: kernel) == .none)
+        #expect(LinkQualityInputs.ofPath(published, networkManager: nil, connman: connman, kernel: { kernel }) == .none)
     }
 
     @Test func networkManagersAccessPointStrengthIsTheWiFiSignal() {
@@ -94,7 +94,7 @@ struct LinkQualityTests {
         let snapshot = NetworkManagerSnapshot(state: .connectedGlobal, devices: [
             NetworkManagerDevice(type: .wifi, interface: "wlan0", managed: true, state: .activated, signalStrength: 23),
         ])
-        let inputs = LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: .none)
+        let inputs = LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: { .none })
         #expect(inputs == LinkQualityInputs(signalPercent: 23, signalSource: .networkManager))
         #expect(inputs.graded(for: .wifi, previous: .unknown) == .minimal)
     }
