@@ -28,6 +28,7 @@ extension PublishedReachability {
         ContractProperty("Details", "a{sv}", read: { $0.details.dbusValue(includingSince: true) },
                          compared: { $0.details.dbusValue(includingSince: false) }),
         ContractProperty("CaptivePortalURL", "s") { .string($0.captivePortalURL) },
+        ContractProperty("LinkQuality", "s") { .string($0.linkQuality.rawValue) },
     ]
 
     /// The D-Bus property names, in the order `changedProperties(from:)` reports them.
@@ -79,6 +80,9 @@ extension ReachabilityDetails {
         add("check-pending", checkPending.map { .boolean($0) })
         add("check-http-status", checkHTTPStatus.map { .uint32($0) })
         if includingSince { add("check-usec", checkMicroseconds.map { .uint64($0) }) }
+        if includingSince { add("link-signal", linkSignal.map { .byte($0) }) }
+        add("link-signal-source", linkSignalSource.map { .string($0) })
+        add("link-speed-mbps", linkSpeedMegabits.map { .uint32($0) })
         return .dictionary(key: "s", value: "v", entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 }

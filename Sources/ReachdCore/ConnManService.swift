@@ -27,9 +27,12 @@ public struct ConnManService: Sendable, Hashable {
     public var ipv4Address: String
     /// `IPv6.Address`.
     public var ipv6Address: String
+    /// `Strength` (0–100): a Wi-Fi or cellular service's signal; nil for other services.
+    public var strength: UInt8?
 
     public init(path: String, type: String = "", state: String = "idle", error: String = "", roaming: Bool = false,
-                interface: String = "", ipv4Method: String = "", ipv4Address: String = "", ipv6Address: String = "") {
+                interface: String = "", ipv4Method: String = "", ipv4Address: String = "", ipv6Address: String = "",
+                strength: UInt8? = nil) {
         self.path = path
         self.type = type
         self.state = state
@@ -39,6 +42,7 @@ public struct ConnManService: Sendable, Hashable {
         self.ipv4Method = ipv4Method
         self.ipv4Address = ipv4Address
         self.ipv6Address = ipv6Address
+        self.strength = strength.map { min($0, 100) }
     }
 
     /// Connected and configured (`ready`) or past ConnMan's own online check (`online`).

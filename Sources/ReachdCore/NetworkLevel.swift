@@ -93,6 +93,7 @@ extension PublishedReachability {
     }
 
     /// `InterfaceVersion`: 2 since the path API, 3 since reachd's own connectivity check
-    /// (`CaptivePortalURL`), 4 since `NetworkNamespace` (reachd says which namespace it answers for).
-    public static let interfaceVersion: UInt32 = 4
+    /// (`CaptivePortalURL`), 4 since `NetworkNamespace` (reachd says which namespace it answers for),
+    /// 5 since `LinkQuality`.
+    public static let interfaceVersion: UInt32 = 5
 }

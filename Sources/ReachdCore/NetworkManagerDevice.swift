@@ -23,11 +23,14 @@ public struct NetworkManagerDevice: Sendable, Hashable {
     /// The device's active connection has `StateFlags` EXTERNAL (0x80): NetworkManager only
     /// mirrors a configuration someone else made.
     public var isExternal: Bool
+    /// The radio signal, 0–100: a Wi-Fi device's active access point's `Strength`; nil for other
+    /// devices and while the device has no access point.
+    public var signalStrength: UInt8?
 
     public init(
         type: NMDeviceType = .unknown, interface: String, ipInterface: String = "", managed: Bool,
         state: NMDeviceState, ip4Connectivity: NMConnectivityState = .unknown,
-        ip6Connectivity: NMConnectivityState = .unknown, isExternal: Bool = false
+        ip6Connectivity: NMConnectivityState = .unknown, isExternal: Bool = false, signalStrength: UInt8? = nil
     ) {
         self.type = type
         self.interface = interface
@@ -37,6 +40,7 @@ public struct NetworkManagerDevice: Sendable, Hashable {
         self.ip4Connectivity = ip4Connectivity
         self.ip6Connectivity = ip6Connectivity
         self.isExternal = isExternal
+        self.signalStrength = signalStrength
     }
 
     /// The kernel's name for it: `IpInterface` if known, else `Interface`.

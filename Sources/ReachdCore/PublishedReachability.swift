@@ -35,6 +35,9 @@ public struct PublishedReachability: Sendable, Hashable {
     public var details: ReachabilityDetails
     /// `CaptivePortalURL`: the portal's login page while reachd's own check finds one, else `""`.
     public var captivePortalURL: String = ""
+    /// `LinkQuality`: how good the path's link is (`LinkQualityInputs`, graded with hysteresis and
+    /// a minimum hold); `unknown` without a path or a measurement.
+    public var linkQuality: LinkQuality = .unknown
 
     public init(
         status: NetworkReachabilityStatus,

@@ -72,6 +72,14 @@ public struct ReachabilityDetails: Sendable, Hashable {
     public var checkURI: String?
     public var checkHTTPStatus: UInt32?
     public var checkMicroseconds: UInt64?
+    /// `link-signal`, `link-signal-source`: the radio signal of the path's Wi-Fi or cellular link
+    /// (0–100) and who measured it (`LinkQualityInputs.SignalSource`); nil without one. Changes of
+    /// `link-signal` alone are not announced: a signal moves all the time, `LinkQuality` says when
+    /// it matters.
+    public var linkSignal: UInt8?
+    public var linkSignalSource: String?
+    /// `link-speed-mbps`: the path's Ethernet link speed in Mb/s, nil where the driver does not know it.
+    public var linkSpeedMegabits: UInt32?
 
     public init() {}
 }

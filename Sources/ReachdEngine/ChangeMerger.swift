@@ -48,6 +48,8 @@ actor ChangeMerger {
         case resumed
         /// reachd's own connectivity check's verdict over the paths `key` names.
         case reachdCheck(CheckPaths.PathKey, ConnectivityCheckResult)
+        /// A change of link quality held back (`LinkQualityHold`) may be published now.
+        case linkQualityTimer
     }
 
     /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
@@ -102,6 +104,12 @@ actor ChangeMerger {
     private var overrideTimer: Task<Void, Never>?
     /// The override in effect, for the log lines that mark its start and end.
     private var overriding: ReachabilityDecision.Rule?
+    /// Link quality as published, and the timer armed while a change of it is held back.
+    private var linkQuality = LinkQualityHold()
+    private var linkQualityTimer: Task<Void, Never>?
+    /// The kernel's measurements of the path's link, until the kernel says something changed
+    /// (a new speed comes with a link event): a source's signal does not read sysfs again.
+    private var kernelMeasurements: (interface: String, inputs: LinkQualityInputs)?
 
     /// `start` receives the first value (before the bus name is claimed, so it
     /// is set, not announced); `announce` each later one; `sourcesChanged` is
@@ -129,6 +137,7 @@ actor ChangeMerger {
         settling?.cancel()
         retry?.cancel()
         overrideTimer?.cancel()
+        linkQualityTimer?.cancel()
     }
 
     /// Takes one source event.
@@ -149,10 +158,15 @@ actor ChangeMerger {
         case .kernelChanged, .resumed:
             if case .resumed = event { resumes += 1 }
             kernelReading = nil
+            kernelMeasurements = nil
             // The first value needs NetworkManager's first word (or its absence).
             guard heardNetworkManager else { return }
         case .overrideTimer:
             overrideTimer = nil
+            guard heardNetworkManager else { return }
+            return await recompute()
+        case .linkQualityTimer:
+            linkQualityTimer = nil
             guard heardNetworkManager else { return }
             return await recompute()
         }
@@ -180,6 +194,7 @@ actor ChangeMerger {
         settling?.cancel()
         retry?.cancel()
         overrideTimer?.cancel()
+        linkQualityTimer?.cancel()
     }
 
     private func recompute() async {
@@ -237,6 +252,7 @@ actor ChangeMerger {
                 value.details.checkPending = true
             }
         }
+        gradeLinkQuality(of: &value)
         if let checkPaths, pathsToCheck != toldCheckPaths {
             toldCheckPaths = pathsToCheck
             checkPaths.yield(pathsToCheck)
@@ -302,6 +318,37 @@ actor ChangeMerger {
             }
         }
         return decision
+    }
+
+    /// Grades the published path's link (docs/mapping.md, "Link quality"): its measurements go into
+    /// `Details`, its grade into `LinkQuality`, a change of grade on the same link at most once per
+    /// `LinkQualityHold.minimum` (one timer, armed only while a change waits).
+    private func gradeLinkQuality(of value: inout PublishedReachability) {
+        let interface = value.interface, medium: LinkMedium? = switch value.interfaceType {
+        case .wifi: .wifi
+        case .ethernet: .ethernet
+        default: nil
+        }
+        let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman) {
+            if let kernelMeasurements, kernelMeasurements.interface == interface { return kernelMeasurements.inputs }
+            let measured = LinkMeasurementReader.measurements(of: interface, medium: medium)
+            kernelMeasurements = (interface, measured)
+            return measured
+        }
+        value.details.linkSignal = inputs.signalPercent
+        value.details.linkSignalSource = inputs.signalSource?.rawValue
+        value.details.linkSpeedMegabits = inputs.ethernetSpeedMegabits
+        let graded = inputs.graded(for: value.interfaceType, previous: linkQuality.previous(for: value.interface))
+        let (quality, wait) = linkQuality.decide(graded, interface: value.interface, now: .now)
+        value.linkQuality = quality
+        linkQualityTimer?.cancel()
+        linkQualityTimer = nil
+        if let wait {
+            linkQualityTimer = Task {
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
+                await self.receive(.linkQualityTimer)
+            }
+        }
     }
 
     /// One notice line when an override starts, one when it ends (contract 2, §1.5).

@@ -35,7 +35,8 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var unsatisfiedReason: UnsatisfiedReason = .unknown
     /// `Level`: how far the network goes.
     public var level: NetworkLevel = .unknown
-    /// `InterfaceVersion`: 4 for a reachd that says its `NetworkNamespace`, 3 for one with
+    /// `InterfaceVersion`: 5 for a reachd that grades its `LinkQuality`, 4 for one that says its
+    /// `NetworkNamespace`, 3 for one with
     /// `CaptivePortalURL` and its own connectivity check, 2 for
     /// one with the path API, 1 (absent) before it.
     public var interfaceVersion: UInt32 = 1
@@ -56,6 +57,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var connectivityCheckPending = false
     /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
     public var captivePortalURL: String = ""
+    /// `LinkQuality`: how good the path's link is (Apple's `NWPath.linkQuality`); `.unknown` from
+    /// a reachd older than interface version 5, and wherever nothing is measured.
+    public var linkQuality: LinkQuality = .unknown
     /// systemd-networkd's `OnlineState` of each link it has one for, by name (`Details`'
     /// `networkd-link-online`); empty unless `backend` is `.systemdNetworkd`.
     public var networkdLinkOnlineStates: [String: String] = [:]
@@ -156,6 +160,8 @@ extension ReachabilityUpdate {
                 }
             case ("CaptivePortalURL", .string(let text)):
                 captivePortalURL = text
+            case ("LinkQuality", .string(let text)):
+                linkQuality = LinkQuality(rawValue: text) ?? .unknown
             case ("NetworkNamespace", .uint64(let inode)):
                 networkNamespace = inode
             case ("Details", let details):

@@ -7,8 +7,8 @@ extension Reachctl {
             abstract: "Print the network path as NWPathMonitor would describe it.",
             discussion: """
                 Status (satisfied, unsatisfied), the reason, the level, IPv4/IPv6/DNS support, \
-                whether the path is expensive or validated, the interfaces that could carry a path \
-                and the gateways, read in one call.
+                whether the path is expensive or validated, the link's quality, the interfaces that \
+                could carry a path and the gateways, read in one call.
 
                 \(ExitStatus.readHelp)
                 """)
@@ -51,12 +51,15 @@ struct PathReport: JSONRepresentable {
     var availableInterfaces: [Interface]
     var gateways: [String]
     var source: String
+    /// `LinkQuality`: `unknown`, `minimal`, `moderate` or `good`.
+    var linkQuality = "unknown"
     /// Who answered: `session`, `system` or `in-process`, and in words.
     var service: String?
     var answeredBy: String?
 
     init(_ update: ReachabilityUpdate) {
         self.init(NetworkPath(update))
+        linkQuality = update.linkQuality.rawValue
         service = update.service?.rawValue
         answeredBy = update.answeredBy
     }
@@ -96,6 +99,7 @@ struct PathReport: JSONRepresentable {
                 .object(["name": .string($0.name), "type": .string($0.type), "hasInternetPath": .bool($0.hasInternetPath)])
             }),
             "gateways": .array(gateways.map(JSONValue.string)), "source": .string(source),
+            "linkQuality": .string(linkQuality),
         ]
         if let service { fields["service"] = .string(service) }
         return .object(fields)
@@ -106,6 +110,7 @@ struct PathReport: JSONRepresentable {
         lines.append("  families:     \([supportsIPv4 ? "IPv4" : nil, supportsIPv6 ? "IPv6" : nil].compactMap { $0 }.joined(separator: ", "))")
         lines.append("  dns:          \(supportsDNS ? "yes" : "no")")
         lines.append("  expensive:    \(isExpensive ? "yes" : "no"), validated: \(isValidated ? "yes" : "no")")
+        lines.append("  link quality: \(linkQuality)")
         lines.append("  interfaces:   \(availableInterfaces.map { "\($0.name) (\($0.type)\($0.hasInternetPath ? ", internet" : ""))" }.joined(separator: ", "))")
         lines.append("  gateways:     \(gateways.joined(separator: ", "))")
         if let answeredBy { lines.append("  answered by:  \(answeredBy)") }

@@ -331,7 +331,7 @@ struct ServiceAvailabilityTests {
             expected.networkManagerState = .connectedGlobal
             expected.unsatisfiedReason = .none
             expected.level = .dns
-            expected.interfaceVersion = 4
+            expected.interfaceVersion = 5
             expected.service = .session
             var namespace = stat()
             #expect(stat("/proc/self/ns/net", &namespace) == 0)

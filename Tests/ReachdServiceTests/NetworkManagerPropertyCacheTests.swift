@@ -16,6 +16,7 @@ struct NetworkManagerPropertyCacheTests {
     static let wifiDevice: ObjectPath = "/org/freedesktop/NetworkManager/Devices/3"
     static let vpnDevice: ObjectPath = "/org/freedesktop/NetworkManager/Devices/7"
     static let wifiConfig: ObjectPath = "/org/freedesktop/NetworkManager/IP4Config/5"
+    static let accessPoint: ObjectPath = "/org/freedesktop/NetworkManager/AccessPoint/11"
 
     @Test func followsTheManagerToItsConnectionDevicesAndIPv4ConfigOneStepAtATime() {
         var cache = NetworkManagerPropertyCache()
@@ -26,10 +27,39 @@ struct NetworkManagerPropertyCacheTests {
         #expect(cache.missingObjects.map(\.path) == [Self.wifiDevice])
         #expect(cache.missingObjects.map(\.interface) == [NetworkManagerNames.deviceInterface])
         cache.store(Self.device(type: .wifi, interface: "wlan0", config: Self.wifiConfig), at: Self.wifiDevice)
-        #expect(cache.missingObjects.map(\.path) == [Self.wifiConfig])
-        #expect(cache.missingObjects.map(\.interface) == [NetworkManagerNames.ip4ConfigInterface])
+        #expect(cache.missingObjects.map(\.path) == [Self.wifiConfig, Self.wifiDevice])
+        #expect(cache.missingObjects.map(\.interface) == [NetworkManagerNames.ip4ConfigInterface, NetworkManagerNames.wirelessInterface],
+                "a Wi-Fi device's Device.Wireless names its access point")
         cache.store(["Gateway": .string("192.168.1.1")], at: Self.wifiConfig)
+        cache.store(Self.wireless(accessPoint: Self.accessPoint), at: Self.wifiDevice, interface: NetworkManagerNames.wirelessInterface)
+        #expect(cache.missingObjects.map(\.path) == [Self.accessPoint])
+        #expect(cache.missingObjects.map(\.interface) == [NetworkManagerNames.accessPointInterface])
+        cache.store(["Strength": .byte(64), "Ssid": .array(element: "y", [])], at: Self.accessPoint)
         #expect(cache.missingObjects.isEmpty)
+    }
+
+    @Test func theAccessPointsStrengthIsTheWiFiDevicesSignalAndFollowsItsSignals() {
+        var cache = Self.connectedOverWiFi()
+        _ = cache.apply(Self.propertiesChanged(at: Self.manager, ["Devices": .array(element: "o", [.objectPath(Self.wifiDevice)])]))
+        #expect(cache.snapshot.device(kernelName: "wlan0")?.signalStrength == 80)
+        let weaker = cache.apply(Self.propertiesChanged(at: Self.accessPoint, ["Strength": .byte(31)]))
+        #expect(weaker)
+        #expect(cache.snapshot.device(kernelName: "wlan0")?.signalStrength == 31)
+        let roamed = cache.apply(Self.propertiesChanged(at: Self.wifiDevice, ["ActiveAccessPoint": .objectPath(.root)]))
+        #expect(roamed)
+        #expect(cache.snapshot.device(kernelName: "wlan0")?.signalStrength == nil, "no access point, no signal")
+        #expect(cache.missingObjects.isEmpty)
+    }
+
+    @Test func aWiFiDeviceWithoutTheWirelessInterfaceIsAskedOnceAndHasNoSignal() {
+        var cache = NetworkManagerPropertyCache()
+        cache.store(Self.managerProperties(), at: Self.manager)
+        cache.store(Self.connection(type: "802-11-wireless", devices: [Self.wifiDevice]), at: Self.wifiConnection)
+        cache.store(Self.device(type: .wifi, interface: "wlan0", config: .root), at: Self.wifiDevice)
+        #expect(cache.missingObjects.map(\.interface) == [NetworkManagerNames.wirelessInterface])
+        cache.store([:], at: Self.wifiDevice, interface: NetworkManagerNames.wirelessInterface)  // UnknownInterface
+        #expect(cache.missingObjects.isEmpty)
+        #expect(cache.snapshot.primaryDevices.map(\.interface) == ["wlan0"], "the device itself stays")
     }
 
     @Test func aFullyReadCacheGivesTheSnapshotNetworkManagerReports() {
@@ -203,6 +233,8 @@ struct NetworkManagerPropertyCacheTests {
         cache.store(connection(type: "802-11-wireless", devices: [wifiDevice]), at: wifiConnection)
         cache.store(device(type: .wifi, interface: "wlan0", config: wifiConfig), at: wifiDevice)
         cache.store(["Gateway": .string("192.168.1.1"), "Addresses": .array(element: "au", [])], at: wifiConfig)
+        cache.store(wireless(accessPoint: accessPoint), at: wifiDevice, interface: NetworkManagerNames.wirelessInterface)
+        cache.store(["Strength": .byte(80)], at: accessPoint)
         return cache
     }
 
@@ -225,6 +257,10 @@ struct NetworkManagerPropertyCacheTests {
             "DeviceType": .uint32(type.rawValue), "Interface": .string(interface), "IpInterface": .string(interface),
             "Ip4Config": .objectPath(config), "State": .uint32(100),
         ]
+    }
+
+    static func wireless(accessPoint: ObjectPath) -> [String: DBusValue] {
+        ["ActiveAccessPoint": .objectPath(accessPoint), "Bitrate": .uint32(54_000), "Mode": .uint32(2)]
     }
 
     /// org.freedesktop.DBus.Properties.PropertiesChanged(s interface, a{sv} changed, as invalidated).

@@ -102,6 +102,18 @@ public final class NetworkManagerMock: Sendable {
         try await mock("AddWiFiConnection", "ssss", device, "wifi0", "HomeNet", "wpa-psk")
         try await mock("AddActiveConnection", "assssu", "1", device, Self.manager + "/Settings/wifi0",
                        Self.manager + "/AccessPoint/ap0", "wifi0", "2")
+        // Real NetworkManager names the access point it is associated with; the template does not.
+        try await call(device, Self.mockInterface, "AddProperty", "ssv", Self.name + ".Device.Wireless",
+                       "ActiveAccessPoint", "o", Self.accessPoint)
+    }
+
+    /// `wlan0`'s access point, `Strength` 80 when added.
+    public static let accessPoint = manager + "/AccessPoint/ap0"
+
+    /// The access point's `Strength` (0–100), as NetworkManager changes it after a scan: one
+    /// `PropertiesChanged`.
+    public func setAccessPointStrength(_ strength: UInt8) async throws {
+        try await call(Self.accessPoint, Self.properties, "Set", "ssv", Self.name + ".AccessPoint", "Strength", "y", "\(strength)")
     }
 
     /// Ethernet device `eth0` with carrier, a profile and active connection `…/ActiveConnection/eth0`.

@@ -136,6 +136,21 @@ struct ConnManStandInTests {
         }
     }
 
+    @Test("a Wi-Fi or cellular service's Strength grades LinkQuality, with the signal and ConnMan as its source in Details")
+    func serviceStrengthGradesLinkQuality() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF")
+            try await set(#"{"State":"online","Services":[{"id":"wifi_1","Type":"wifi","State":"online","Strength":40,"Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["InterfaceType": "s \"wifi\"", "LinkQuality": "s \"moderate\""],
+                                            after: "a Wi-Fi service at 40 %", reachd: reachd)
+            let details = try await Real.property("Details", reachd)
+            #expect(details.contains("\"link-signal\" y 40") && details.contains("\"link-signal-source\" s \"connman\""), "\(details)")
+            try await set(#"{"State":"online","Services":[{"id":"cellular_1","Type":"cellular","State":"online","Strength":12,"Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["InterfaceType": "s \"wwan\"", "LinkQuality": "s \"minimal\""],
+                                            after: "a cellular service at 12 %: another link, so at once", reachd: reachd)
+        }
+    }
+
     @Test("after a resume (logind's PrepareForSleep(false)) ConnMan is read again: a change whose signals were lost is published")
     func resumeReadsConnManAgain() async throws {
         try await Self.withStandIn { namespaces, reachd, set in

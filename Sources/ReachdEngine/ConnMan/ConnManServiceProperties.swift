@@ -26,6 +26,7 @@ enum ConnManServiceProperties {
             service.ipv4Method = string("Method", in: value) ?? ""
             service.ipv4Address = string("Address", in: value) ?? ""
         case ("IPv6", _): service.ipv6Address = string("Address", in: value) ?? ""
+        case ("Strength", .byte(let strength)): service.strength = min(strength, 100)
         default: break
         }
     }

@@ -74,7 +74,8 @@ enum LinkInspector {
         return UInt32(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
     }
 
-    private static func read(_ path: String) -> String? {
+    /// A small sysfs or procfs file (one read of at most 4 KiB), nil when it cannot be read.
+    static func read(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

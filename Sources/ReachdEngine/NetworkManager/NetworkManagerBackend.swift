@@ -150,9 +150,9 @@ public struct NetworkManagerBackend: Sendable {
         private mutating func read(_ path: ObjectPath, _ interface: InterfaceName) async -> Bool {
             switch await backend.properties(of: path, interface) {
             case .properties(let properties):
-                cache.store(properties, at: path)
+                cache.store(properties, at: path, interface: interface)
             case .vanished:
-                cache.store([:], at: path)
+                cache.store([:], at: path, interface: interface)
             case .failed(let error):
                 lastFailure = error
                 return false

@@ -8,4 +8,6 @@ enum NetworkManagerNames {
     static let activeConnectionInterface: InterfaceName = "org.freedesktop.NetworkManager.Connection.Active"
     static let deviceInterface: InterfaceName = "org.freedesktop.NetworkManager.Device"
     static let ip4ConfigInterface: InterfaceName = "org.freedesktop.NetworkManager.IP4Config"
+    static let wirelessInterface: InterfaceName = "org.freedesktop.NetworkManager.Device.Wireless"
+    static let accessPointInterface: InterfaceName = "org.freedesktop.NetworkManager.AccessPoint"
 }

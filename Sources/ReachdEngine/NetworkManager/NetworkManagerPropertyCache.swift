@@ -16,9 +16,18 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
     /// for that did not answer (it vanished), so we don't ask again.
     private(set) var objects: [ObjectPath: [String: DBusValue]] = [:]
 
-    /// Stores a `GetAll` answer (variants unwrapped).
-    mutating func store(_ properties: [String: DBusValue], at path: ObjectPath) {
-        objects[path] = properties
+    /// Stores a `GetAll` answer (variants unwrapped) of `interface`. A Wi-Fi device's
+    /// `Device.Wireless` properties join its `Device` ones (NetworkManager's `PropertiesChanged`
+    /// mixes them the same way); a device without that interface has no access point.
+    mutating func store(_ properties: [String: DBusValue], at path: ObjectPath,
+                        interface: InterfaceName? = nil) {
+        guard interface == NetworkManagerNames.wirelessInterface else {
+            objects[path] = properties
+            return
+        }
+        guard objects[path]?.isEmpty == false else { return }
+        objects[path]?.merge(properties) { $1 }
+        if objects[path]?[Self.activeAccessPoint] == nil { objects[path]?[Self.activeAccessPoint] = .objectPath(.root) }
     }
 
     /// Applies one signal from NetworkManager; returns whether anything changed.
@@ -56,7 +65,10 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
     /// Objects the snapshot needs that we have not fetched yet, with the
     /// interface to fetch for each.
     var missingObjects: [(path: ObjectPath, interface: InterfaceName)] {
-        referencedObjects.filter { objects[$0.path] == nil }
+        referencedObjects.filter { object in
+            guard object.interface == NetworkManagerNames.wirelessInterface else { return objects[object.path] == nil }
+            return objects[object.path]?.isEmpty == false && objects[object.path]?[Self.activeAccessPoint] == nil
+        }
     }
 
     /// Drops objects nothing refers to any more.
@@ -70,6 +82,38 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
     /// device and active connection the manager lists, and each device's
     /// active connection.
     private var referencedObjects: [(path: ObjectPath, interface: InterfaceName)] {
+        var result = connectionObjects
+        // A Wi-Fi device of the primary connection: its access point, whose `Strength` is the
+        // link's quality (`ActiveAccessPoint` is on `Device.Wireless`, read once per device).
+        var seen = Set(result.map(\.path))
+        let manager = objects[NetworkManagerNames.managerPath] ?? [:]
+        for device in primaryWiFiDevices(manager) {
+            guard let accessPoint = objects[device]?[Self.activeAccessPoint] else {
+                result.append((device, NetworkManagerNames.wirelessInterface))
+                continue
+            }
+            if let accessPoint = path(accessPoint), seen.insert(accessPoint).inserted {
+                result.append((accessPoint, NetworkManagerNames.accessPointInterface))
+            }
+        }
+        return result
+    }
+
+    /// `ActiveAccessPoint`, on `Device.Wireless`.
+    private static let activeAccessPoint = "ActiveAccessPoint"
+    /// `NM_DEVICE_TYPE_WIFI`.
+    private static let deviceTypeWiFi: UInt32 = 2
+
+    /// The Wi-Fi devices of the primary connection that answered.
+    private func primaryWiFiDevices(_ manager: [String: DBusValue]) -> [ObjectPath] {
+        guard let primary = path(manager["PrimaryConnection"]) else { return [] }
+        return paths(objects[primary]?["Devices"]).filter {
+            uint32(objects[$0]?["DeviceType"]) == Self.deviceTypeWiFi
+        }
+    }
+
+    /// The connections, their devices and IPv4 configs.
+    private var connectionObjects: [(path: ObjectPath, interface: InterfaceName)] {
         var result: [(ObjectPath, InterfaceName)] = []
         var seen: Set<ObjectPath> = []
         func add(_ object: ObjectPath, _ interface: InterfaceName) {
@@ -143,8 +187,16 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
                 state: NMDeviceState(rawValue: uint32(properties["State"])),
                 ip4Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip4Connectivity"])),
                 ip6Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip6Connectivity"])),
-                isExternal: uint32(connection["StateFlags"]) & Self.activationStateFlagExternal != 0)
+                isExternal: uint32(connection["StateFlags"]) & Self.activationStateFlagExternal != 0,
+                signalStrength: signalStrength(ofDevice: properties))
         }
+    }
+
+    /// The active access point's `Strength` (`y`, percent), nil without one.
+    private func signalStrength(ofDevice properties: [String: DBusValue]) -> UInt8? {
+        guard let accessPoint = path(properties[Self.activeAccessPoint]),
+              case .byte(let strength)? = objects[accessPoint]?["Strength"] else { return nil }
+        return min(strength, 100)
     }
 
     private func devices(of connection: ObjectPath?) -> [NetworkDevice] {

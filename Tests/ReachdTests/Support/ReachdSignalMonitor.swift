@@ -33,9 +33,9 @@ enum ReachdSignal: Equatable, Sendable, CustomStringConvertible {
             let dictionary = text.dropFirst(propertiesChanged.count).dropLast(", @as [])".count)
             var changed: [String: String] = [:]
             // {'Status': <2>, 'StatusString': <'Reachable via WiFi'>}: no value here contains '>',
-            // except Details' nested dictionary, which comes last and is left out.
-            let withoutDetails = dictionary.firstRange(of: "'Details': <").map { dictionary[..<$0.lowerBound] } ?? dictionary[...]
-            for match in withoutDetails.matches(of: /'(\w+)': (<[^>]*>)/) {
+            // except Details' nested dictionary, which is left out. Its keys are lower case with
+            // hyphens (`nm-state`, a link's name), so only the properties' own names match.
+            for match in dictionary.matches(of: /'([A-Z]\w*)': (<[^>]*>)/) where match.output.1 != "Details" {
                 changed[String(match.output.1)] = String(match.output.2)
             }
             guard !changed.isEmpty || !dictionary.contains("'Details'") else { return nil }

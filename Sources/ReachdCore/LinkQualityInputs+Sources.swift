@@ -1,0 +1,25 @@
+extension LinkQualityInputs {
+    /// The measurements of the published path's link. A source that measures the radio says the
+    /// signal (NetworkManager's active access point, ConnMan's service `Strength`); where it does
+    /// not, the kernel's reading stands (`/proc/net/wireless`, the Ethernet speed from sysfs).
+    ///
+    /// ```swift
+    /// LinkQualityInputs.ofPath(published, networkManager: snapshot, connman: nil, kernel: { .none })
+    /// ```
+    /// `kernel` is asked only where it is needed: a source's signal makes the kernel's Wi-Fi
+    /// figure moot, and reading it would cost system calls on every signal.
+    public static func ofPath(_ published: PublishedReachability, networkManager: NetworkManagerSnapshot?,
+                              connman: ConnManSnapshot?, kernel: () -> LinkQualityInputs) -> LinkQualityInputs {
+        guard published.reachable, !published.interface.isEmpty else { return .none }
+        let sourceSignal: (UInt8, SignalSource)? = switch published.backend {
+        case .networkmanager?:
+            networkManager?.device(kernelName: published.interface)?.signalStrength.map { ($0, .networkManager) }
+        case .connman?:
+            connman?.service(interface: published.interface)?.strength.map { ($0, .connman) }
+        default:
+            nil
+        }
+        guard let (strength, source) = sourceSignal else { return kernel() }
+        return LinkQualityInputs(signalPercent: strength, signalSource: source)
+    }
+}
