@@ -34,8 +34,10 @@ extension ReachdGioModuleTests {
             app.events.filter { $0.seen != nil }.dropFirst(index).first?.at
         }
 
+        /// How often the app printed `text`: the module's debug lines (G_MESSAGES_DEBUG=reachd),
+        /// which GLib writes to standard output.
         static func occurrences(_ text: String, in app: GLibApp) -> Int {
-            app.child.standardError.components(separatedBy: text).count - 1
+            app.child.standardOutput.components(separatedBy: text).count - 1
         }
 
         @Test("reachd killed with a broken configuration: after the grace GLib's netlink monitor answers, follows the route going and coming back, and hands back to reachd when it returns; only differences are signalled",
