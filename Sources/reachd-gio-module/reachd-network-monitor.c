@@ -628,11 +628,18 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   stop_grace (self);
-  if (self->fallback != NULL)
-    g_debug ("reachd on the %s answers again, instead of GLib's %s monitor", self->bus, self->fallback_name);
-  drop_fallback (self);
   read_properties (self, all);
-  /* After a handover, compared with what GLib's monitor said last: only what differs. */
+  if (self->fallback != NULL)
+    {
+      /* Handed back: compared with GLib's monitor's answer, which has no path, so the path
+       * reachd finds now is taken as it is; only the properties that differ are signalled. */
+      g_debug ("reachd on the %s answers again, instead of GLib's %s monitor", self->bus, self->fallback_name);
+      drop_fallback (self);
+      g_free (self->published_interface);
+      g_free (self->published_gateway);
+      self->published_interface = g_strdup (self->interface);
+      self->published_gateway = g_strdup (self->gateway);
+    }
   sync_properties (self, TRUE);
 }
 
