@@ -9,8 +9,22 @@
  *
  * Runs inside other people's processes: no thread of its own (GDBus's worker is GLib's), no
  * timer while reachd is on the bus, and nothing that blocks the caller's main context except
- * the GetAll that GInitable's synchronous init requires (one a bus it tries, so at most two).
- * Whichever bus init chose carries everything after it: signals, re-reads, CheckHost. */
+ * the GetAll that GInitable's synchronous init requires (one a bus it tries, so at most two),
+ * and the init of GLib's own monitor when the module hands over to it (below).
+ * Whichever bus init chose carries everything after it: signals, re-reads, CheckHost.
+ *
+ * Whose word counts: the module tracks the unique name that owns reachd's name (the sender of
+ * the GetAll reply, then the bus's NameOwnerChanged, believed only from the bus itself) and
+ * believes PropertiesChanged only from that owner. It does not lean on GDBus for this: GLib
+ * checks a well-known sender only since its fix for CVE-2024-34397 (2.78.5, 2.80.1, and
+ * backports), and an app may carry an older or bundled GLib.
+ *
+ * Never worse than GLib's own monitor (contract 6, section 3): when reachd's name has had no
+ * owner (or only one answering for another network namespace) for HANDOVER_GRACE_MS, the
+ * module makes the monitor GLib would have chosen without it (the extension point's others,
+ * by priority: in practice networkmanager, else netlink, else GLib's base) and answers from it,
+ * its properties and network-changed passed on, until reachd answers again. At either handover
+ * the app sees notifies and a network-changed only where the two answers differ. */
 #include "reachd-network-monitor.h"
 
 #include <string.h>
@@ -25,6 +39,13 @@
 /* Re-activation after reachd left: at once, then 250 ms doubling to 30 s, as the Swift client. */
 #define RETRY_FIRST_MS 250
 #define RETRY_MAX_MS 30000
+/* How long reachd's name may be without an owner before GLib's own monitor answers. A restart
+ * (systemd's, or D-Bus activation by the module's own re-read) takes 25-63 ms measured; by 2 s
+ * the module has tried to start reachd four times (at once, 250 ms, 750 ms, 1.75 s), so a
+ * reachd that can start is back well within it, even on a slow device, and the app never
+ * sees a restart; one that cannot start costs the app 2 s of stale answers, about what GLib's
+ * own monitor takes to notice a lost carrier (1.5 s measured). */
+#define HANDOVER_GRACE_MS 2000
 
 /* reachd's Level, in its order: each implies the ones before. */
 typedef enum
@@ -71,10 +92,17 @@ struct _ReachdNetworkMonitor
   /* The name's owner answers for another network namespace (it came after init, say from a
    * container that shares the bus): its values and signals are not this app's. */
   gboolean owner_is_foreign;
-  /* Thread-default when the monitor was made: signals, replies and the retry timer run here. */
+  /* Thread-default when the monitor was made: signals, replies, the timers and the monitor
+   * handed over to run here. */
   GMainContext *context;
   guint properties_subscription;
   guint owner_subscription;
+  /* The bus-side half of properties_subscription (which GDBus subscribes without a sender, so
+   * that the owner check below is the module's own): reachd's broadcasts only. */
+  char *properties_rule;
+  /* The unique name that owns reachd's name as far as the bus has said (the GetAll reply's
+   * sender, then NameOwnerChanged), or NULL for nobody: only its PropertiesChanged count. */
+  char *owner;
 
   /* What reachd said last (its names, read from GetAll and PropertiesChanged). */
   Level level;
@@ -96,6 +124,14 @@ struct _ReachdNetworkMonitor
   GCancellable *reread;
   GSource *retry;
   guint retry_ms;
+
+  /* reachd's name without a (usable) owner: the timer to the handover, then GLib's own monitor,
+   * answering for the module, and the idle that passes its changes on. */
+  GSource *grace;
+  GNetworkMonitor *fallback;
+  const char *fallback_name;
+  GSource *follow;
+  gboolean fallback_signalled;
 
   /* can_reach_async's calls waiting for a place on the bus. */
   ReachdCheckHostQueue *checks;
@@ -227,35 +263,21 @@ map (ReachdNetworkMonitor *self, gboolean *available, gboolean *metered, GNetwor
   *metered = *available && self->reachd_metered;
 }
 
-/* Maps what reachd said, notifies each property that changed (all three already hold their new
- * values, so a handler reading the others sees the new state), then emits network-changed once
- * if any of them or the path changed. Without emit (init), only takes the values. */
+/* Publishes an answer (reachd's mapped, or the handed-over monitor's): notifies each property
+ * that changed (all three already hold their new values, so a handler reading the others sees
+ * the new state), then emits network-changed once if any of them changed or `moved` says the
+ * path did. */
 static void
-sync_properties (ReachdNetworkMonitor *self, gboolean emit)
+publish (ReachdNetworkMonitor *self, gboolean available, gboolean metered, GNetworkConnectivity connectivity,
+         gboolean moved)
 {
-  gboolean available, metered;
-  GNetworkConnectivity connectivity;
-  gboolean available_changed, metered_changed, connectivity_changed, path_changed;
+  gboolean available_changed = available != self->available;
+  gboolean metered_changed = metered != self->metered;
+  gboolean connectivity_changed = connectivity != self->connectivity;
 
-  map (self, &available, &metered, &connectivity);
-  available_changed = available != self->available;
-  metered_changed = metered != self->metered;
-  connectivity_changed = connectivity != self->connectivity;
-  path_changed = g_strcmp0 (self->interface, self->published_interface) != 0
-                 || g_strcmp0 (self->gateway, self->published_gateway) != 0;
   self->available = available;
   self->metered = metered;
   self->connectivity = connectivity;
-  g_atomic_int_set (&self->path, has_path (self));
-  if (path_changed)
-    {
-      g_free (self->published_interface);
-      g_free (self->published_gateway);
-      self->published_interface = g_strdup (self->interface);
-      self->published_gateway = g_strdup (self->gateway);
-    }
-  if (!emit)
-    return;
 
   /* A handler may drop the app's last reference: keep the monitor until the last emission. */
   g_object_ref (self);
@@ -265,12 +287,206 @@ sync_properties (ReachdNetworkMonitor *self, gboolean emit)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_METERED]);
   if (connectivity_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTIVITY]);
-  if (available_changed || metered_changed || connectivity_changed || path_changed)
+  if (available_changed || metered_changed || connectivity_changed || moved)
     g_signal_emit_by_name (self, "network-changed", available);
   g_object_unref (self);
 }
 
-/* PropertiesChanged of reachd's main object (the subscription filters on path and arg0). */
+/* Maps what reachd said and publishes it, the path (Interface, the first of Gateways) included.
+ * Without emit (init), only takes the values. */
+static void
+sync_properties (ReachdNetworkMonitor *self, gboolean emit)
+{
+  gboolean available, metered, path_changed;
+  GNetworkConnectivity connectivity;
+
+  map (self, &available, &metered, &connectivity);
+  path_changed = g_strcmp0 (self->interface, self->published_interface) != 0
+                 || g_strcmp0 (self->gateway, self->published_gateway) != 0;
+  g_atomic_int_set (&self->path, has_path (self));
+  if (path_changed)
+    {
+      g_free (self->published_interface);
+      g_free (self->published_gateway);
+      self->published_interface = g_strdup (self->interface);
+      self->published_gateway = g_strdup (self->gateway);
+    }
+  if (!emit)
+    {
+      self->available = available;
+      self->metered = metered;
+      self->connectivity = connectivity;
+      return;
+    }
+  publish (self, available, metered, connectivity, path_changed);
+}
+
+/* Runs `function` with the monitor's context as the thread-default one: what GLib's monitors
+ * and GDBus attach their sources to when made. Called from the monitor's own sources, so the
+ * context is this thread's already (acquired); pushed only where it is not the default. */
+static gpointer
+in_own_context (ReachdNetworkMonitor *self, gpointer (*function) (ReachdNetworkMonitor *self))
+{
+  GMainContext *current = g_main_context_get_thread_default ();
+  gboolean push = self->context != (current != NULL ? current : g_main_context_default ());
+  gpointer result;
+
+  if (push)
+    g_main_context_push_thread_default (self->context);
+  result = function (self);
+  if (push)
+    g_main_context_pop_thread_default (self->context);
+  return result;
+}
+
+/* The monitor GLib would have chosen without this module: the first of the extension point's
+ * others, by priority, whose init succeeds (the portal's fails outside a sandbox, as it did
+ * when GLib chose this module; NetworkManager's where it does not run). GLib's base monitor,
+ * last, always succeeds. */
+static gpointer
+make_fallback (ReachdNetworkMonitor *self)
+{
+  GIOExtensionPoint *point = g_io_extension_point_lookup (G_NETWORK_MONITOR_EXTENSION_POINT_NAME);
+  g_autoptr (GString) reasons = g_string_new (NULL);
+
+  for (GList *l = point != NULL ? g_io_extension_point_get_extensions (point) : NULL; l != NULL; l = l->next)
+    {
+      GIOExtension *extension = l->data;
+      GType type = g_io_extension_get_type (extension);
+      g_autoptr (GError) error = NULL;
+      GObject *monitor;
+
+      if (g_type_is_a (type, REACHD_TYPE_NETWORK_MONITOR) || !g_type_is_a (type, G_TYPE_NETWORK_MONITOR))
+        continue;
+      monitor = g_initable_new (type, NULL, &error, NULL);
+      if (monitor != NULL)
+        {
+          self->fallback_name = g_io_extension_get_name (extension);
+          g_debug ("no reachd on the %s for %d ms: GLib's %s monitor (%s) answers until reachd is back%s%s",
+                   self->bus, HANDOVER_GRACE_MS, self->fallback_name, G_OBJECT_TYPE_NAME (monitor),
+                   reasons->len > 0 ? "; " : "", reasons->str);
+          return monitor;
+        }
+      g_string_append_printf (reasons, "%s%s: %s", reasons->len > 0 ? "; " : "", g_io_extension_get_name (extension),
+                              error->message);
+    }
+  g_debug ("no reachd on the %s for %d ms, and no other network monitor starts (%s): keeping the last values",
+           self->bus, HANDOVER_GRACE_MS, reasons->str);
+  return NULL;
+}
+
+/* The handed-over monitor's answer, published; `signalled`: it emitted network-changed itself
+ * (netlink's, for a route that came or went), which is passed on even where the three
+ * properties stay, as GLib's monitor would have told the app. */
+static void
+publish_fallback (ReachdNetworkMonitor *self, gboolean signalled)
+{
+  g_atomic_int_set (&self->path, g_network_monitor_get_network_available (self->fallback));
+  publish (self, g_network_monitor_get_network_available (self->fallback),
+           g_network_monitor_get_network_metered (self->fallback),
+           g_network_monitor_get_connectivity (self->fallback), signalled);
+}
+
+static gboolean
+follow_fallback (gpointer user_data)
+{
+  ReachdNetworkMonitor *self = user_data;
+  gboolean signalled = self->fallback_signalled;
+
+  g_clear_pointer (&self->follow, g_source_unref);
+  self->fallback_signalled = FALSE;
+  publish_fallback (self, signalled);
+  return G_SOURCE_REMOVE;
+}
+
+/* The handed-over monitor's notifies and network-changed, gathered into one publish: GLib's
+ * netlink monitor notifies network-available then emits network-changed, its networkmanager
+ * monitor only notifies, and the app gets each change as from reachd, notifies then one
+ * network-changed. */
+static void
+follow_later (ReachdNetworkMonitor *self, gboolean signalled)
+{
+  self->fallback_signalled |= signalled;
+  if (self->follow != NULL)
+    return;
+  self->follow = g_idle_source_new ();
+  g_source_set_callback (self->follow, follow_fallback, self, NULL);
+  g_source_set_static_name (self->follow, "[reachd] follow GLib's network monitor");
+  g_source_attach (self->follow, self->context);
+}
+
+static void
+fallback_notified (GObject *fallback, GParamSpec *pspec, gpointer user_data)
+{
+  (void) fallback, (void) pspec;
+  follow_later (user_data, FALSE);
+}
+
+static void
+fallback_changed (GNetworkMonitor *fallback, gboolean available, gpointer user_data)
+{
+  (void) fallback, (void) available;
+  follow_later (user_data, TRUE);
+}
+
+/* Lets go of the handed-over monitor (reachd is back, or this monitor is going). */
+static void
+drop_fallback (ReachdNetworkMonitor *self)
+{
+  if (self->follow != NULL)
+    g_source_destroy (self->follow);
+  g_clear_pointer (&self->follow, g_source_unref);
+  self->fallback_signalled = FALSE;
+  if (self->fallback == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->fallback, self);
+  g_clear_object (&self->fallback);
+}
+
+static gboolean
+grace_over (gpointer user_data)
+{
+  ReachdNetworkMonitor *self = user_data;
+
+  g_clear_pointer (&self->grace, g_source_unref);
+  self->fallback = in_own_context (self, make_fallback);
+  if (self->fallback == NULL)
+    return G_SOURCE_REMOVE;
+  g_signal_connect (self->fallback, "notify::network-available", G_CALLBACK (fallback_notified), self);
+  g_signal_connect (self->fallback, "notify::network-metered", G_CALLBACK (fallback_notified), self);
+  g_signal_connect (self->fallback, "notify::connectivity", G_CALLBACK (fallback_notified), self);
+  g_signal_connect (self->fallback, "network-changed", G_CALLBACK (fallback_changed), self);
+  /* Only what differs from reachd's last answer. */
+  publish_fallback (self, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* No owner of reachd's name that answers for this app: GLib's own monitor answers after the
+ * grace, unless it already does or the grace runs. */
+static void
+reachd_away (ReachdNetworkMonitor *self)
+{
+  if (self->grace != NULL || self->fallback != NULL)
+    return;
+  self->grace = g_timeout_source_new (HANDOVER_GRACE_MS);
+  g_source_set_callback (self->grace, grace_over, self, NULL);
+  g_source_set_static_name (self->grace, "[reachd] hand over to GLib's network monitor");
+  g_source_attach (self->grace, self->context);
+}
+
+/* Someone owns reachd's name again: the grace stops while it is read (reachd_away restarts it
+ * where that read fails or finds another namespace's reachd). */
+static void
+stop_grace (ReachdNetworkMonitor *self)
+{
+  if (self->grace != NULL)
+    g_source_destroy (self->grace);
+  g_clear_pointer (&self->grace, g_source_unref);
+}
+
+/* PropertiesChanged of reachd's main object (the subscription filters on path and arg0), from
+ * reachd's owner only: anyone may send a signal unicast to this app's connection, with any
+ * path and interface, and the bus names its true sender. */
 static void
 properties_changed (GDBusConnection *connection, const char *sender, const char *path,
                     const char *interface, const char *signal, GVariant *parameters, gpointer user_data)
@@ -279,7 +495,13 @@ properties_changed (GDBusConnection *connection, const char *sender, const char 
   g_autoptr (GVariant) changed = NULL;
   g_autofree const char **invalidated = NULL;
 
-  (void) connection, (void) sender, (void) path, (void) interface, (void) signal;
+  (void) connection, (void) path, (void) interface, (void) signal;
+  if (self->owner == NULL || g_strcmp0 (sender, self->owner) != 0)
+    {
+      g_debug ("ignored PropertiesChanged from %s, which does not own %s (its owner: %s)",
+               sender != NULL ? sender : "(no sender)", REACHD_BUS_NAME, self->owner != NULL ? self->owner : "nobody");
+      return;
+    }
   if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
     return;
   /* A GetAll in flight was answered after every change announced before its reply: it says
@@ -308,24 +530,80 @@ retry_fired (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* GetAll of reachd's main object, as a message: its reply names who answered. */
+static GDBusMessage *
+get_all_message (void)
+{
+  GDBusMessage *message = g_dbus_message_new_method_call (REACHD_BUS_NAME, REACHD_OBJECT_PATH,
+                                                          "org.freedesktop.DBus.Properties", "GetAll");
+
+  g_dbus_message_set_body (message, g_variant_new ("(s)", REACHD_INTERFACE));
+  return message;
+}
+
+/* A GetAll reply's a{sv}, and its sender (the unique name that owned reachd's name when it
+ * answered) in `sender`; NULL and the error where it is an error or not an a{sv}. */
+static GVariant *
+get_all_reply (GDBusMessage *reply, char **sender, GError **error)
+{
+  GVariant *body;
+
+  if (g_dbus_message_to_gerror (reply, error))
+    return NULL;
+  body = g_dbus_message_get_body (reply);
+  if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(a{sv})")))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "GetAll answered %s, not (a{sv})",
+                   body != NULL ? g_variant_get_type_string (body) : "nothing");
+      return NULL;
+    }
+  *sender = g_strdup (g_dbus_message_get_sender (reply));
+  return g_variant_get_child_value (body, 0);
+}
+
+/* One re-read on its way: its own cancellable, since a newer read may take its place while its
+ * reply is already on the way to this context. */
+typedef struct
+{
+  ReachdNetworkMonitor *self;
+  GCancellable *cancellable;
+} Reread;
+
+static void
+reread_free (Reread *request)
+{
+  g_object_unref (request->self);
+  g_object_unref (request->cancellable);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reread, reread_free)
+
 static void
 reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr (ReachdNetworkMonitor) self = user_data;
+  g_autoptr (Reread) request = user_data;
+  ReachdNetworkMonitor *self = request->self;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GDBusMessage) reply = NULL;
   g_autoptr (GVariant) all = NULL;
+  g_autofree char *sender = NULL;
   guint64 theirs;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source), result, &error);
   /* Cancelled: the monitor is going, or a newer read took this one's place. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (g_cancellable_is_cancelled (request->cancellable) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   g_clear_object (&self->reread);
+  if (reply != NULL)
+    all = get_all_reply (reply, &sender, &error);
 
-  if (reply == NULL)
+  if (all == NULL)
     {
-      /* Not back yet, or cannot be started: keep the last values, ask again later. */
+      /* Not back yet, or cannot be started: keep the last values, ask again later; with nobody
+       * on the name, GLib's own monitor answers after the grace. */
+      if (self->owner == NULL)
+        reachd_away (self);
       self->retry = g_timeout_source_new (self->retry_ms);
       g_source_set_callback (self->retry, retry_fired, self, NULL);
       g_source_set_static_name (self->retry, "[reachd] re-activate reachd");
@@ -335,18 +613,33 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 
   self->retry_ms = RETRY_FIRST_MS;
-  g_variant_get (reply, "(@a{sv})", &all);
+  /* Started by this read (activation): the bus's NameOwnerChanged may come after its reply. */
+  g_free (self->owner);
+  self->owner = g_steal_pointer (&sender);
   theirs = network_namespace_of (all);
   self->owner_is_foreign = !shares_network_namespace (self, theirs);
   if (self->owner_is_foreign)
     {
-      /* Its answer is another namespace's: keep the last values, and read the next owner. */
+      /* Its answer is another namespace's: not this app's reachd; read the next owner. */
       g_debug ("reachd on the %s now answers for another network namespace (net:[%" G_GUINT64_FORMAT
-               "], this app: net:[%" G_GUINT64_FORMAT "]); keeping the last values until another takes its name",
+               "], this app: net:[%" G_GUINT64_FORMAT "]); not believed until another takes its name",
                self->bus, theirs, self->network_namespace);
+      reachd_away (self);
       return;
     }
+  stop_grace (self);
   read_properties (self, all);
+  if (self->fallback != NULL)
+    {
+      /* Handed back: compared with GLib's monitor's answer, which has no path, so the path
+       * reachd finds now is taken as it is; only the properties that differ are signalled. */
+      g_debug ("reachd on the %s answers again, instead of GLib's %s monitor", self->bus, self->fallback_name);
+      drop_fallback (self);
+      g_free (self->published_interface);
+      g_free (self->published_gateway);
+      self->published_interface = g_strdup (self->interface);
+      self->published_gateway = g_strdup (self->gateway);
+    }
   sync_properties (self, TRUE);
 }
 
@@ -355,19 +648,24 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 reread (ReachdNetworkMonitor *self)
 {
+  g_autoptr (GDBusMessage) message = get_all_message ();
+  Reread *request;
+
   if (self->reread != NULL || self->retry != NULL)
     return;
   self->reread = g_cancellable_new ();
-  g_dbus_connection_call (self->connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
-                          "org.freedesktop.DBus.Properties", "GetAll",
-                          g_variant_new ("(s)", REACHD_INTERFACE), G_VARIANT_TYPE ("(a{sv})"),
-                          G_DBUS_CALL_FLAGS_NONE, REREAD_TIMEOUT_MS, self->reread,
-                          reread_done, g_object_ref (self));
+  request = g_new0 (Reread, 1);
+  request->self = g_object_ref (self);
+  request->cancellable = g_object_ref (self->reread);
+  g_dbus_connection_send_message_with_reply (self->connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE,
+                                             REREAD_TIMEOUT_MS, NULL, self->reread, reread_done, request);
 }
 
-/* NameOwnerChanged for reachd's name. Leaving: keep the last values and emit nothing; start
- * it again. A new owner (activated, or --replace): read it and signal what differs. Either way
- * a read already on its way may have gone to the owner that left, so it is asked again. */
+/* NameOwnerChanged for reachd's name, from the bus itself (anyone may send one unicast that
+ * names reachd's name: only the bus's own is believed). Leaving: keep the last values and emit
+ * nothing; start it again, and after the grace GLib's own monitor answers. A new owner
+ * (activated, or --replace): read it and signal what differs. Either way a read already on its
+ * way may have gone to the owner that left, so it is asked again. */
 static void
 owner_changed (GDBusConnection *connection, const char *sender, const char *path,
                const char *interface, const char *signal, GVariant *parameters, gpointer user_data)
@@ -375,21 +673,35 @@ owner_changed (GDBusConnection *connection, const char *sender, const char *path
   ReachdNetworkMonitor *self = user_data;
   const char *name, *old_owner, *new_owner;
 
-  (void) connection, (void) sender, (void) path, (void) interface, (void) signal;
+  (void) connection, (void) path, (void) interface, (void) signal;
+  if (g_strcmp0 (sender, "org.freedesktop.DBus") != 0)
+    {
+      g_debug ("ignored NameOwnerChanged from %s, which is not the bus", sender != NULL ? sender : "(no sender)");
+      return;
+    }
   if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
     return;
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (strcmp (name, REACHD_BUS_NAME) != 0)
     return;
+  g_free (self->owner);
+  self->owner = new_owner[0] != '\0' ? g_strdup (new_owner) : NULL;
+  self->owner_is_foreign = FALSE;
   if (self->reread != NULL)
     g_cancellable_cancel (self->reread);
   g_clear_object (&self->reread);
-  if (new_owner[0] != '\0' && self->retry != NULL)
+  if (new_owner[0] != '\0')
     {
-      /* Back before the timer: no need to wait for it. */
-      g_source_destroy (self->retry);
-      g_clear_pointer (&self->retry, g_source_unref);
+      stop_grace (self);
+      if (self->retry != NULL)
+        {
+          /* Back before the timer: no need to wait for it. */
+          g_source_destroy (self->retry);
+          g_clear_pointer (&self->retry, g_source_unref);
+        }
     }
+  else
+    reachd_away (self);
   reread (self);
 }
 
@@ -431,6 +743,16 @@ system_bus_exists (GError **error)
   return FALSE;
 }
 
+/* The bus's own match rule for reachd's PropertiesChanged: AddMatch and RemoveMatch sent as
+ * GDBus sends its own, without waiting for the reply (the bus applies it before any later
+ * message of this connection, the GetAll among them). */
+static void
+match_rule (GDBusConnection *connection, const char *method, const char *rule)
+{
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                          method, g_variant_new ("(s)", rule), NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+}
+
 static void
 subscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
 {
@@ -440,10 +762,17 @@ subscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
     g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "NameOwnerChanged", "/org/freedesktop/DBus", REACHD_BUS_NAME,
                                         G_DBUS_SIGNAL_FLAGS_NONE, owner_changed, self, NULL);
+  /* The bus passes on only reachd's broadcasts (sender= in its rule); unicast signals from
+   * anyone reach the connection whatever the rule, and GDBus is given no sender, so that every
+   * one of them comes to properties_changed, which believes only the owner. */
+  self->properties_rule = g_strdup ("type='signal',sender='" REACHD_BUS_NAME "',"
+                                    "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                                    "path='" REACHD_OBJECT_PATH "',arg0='" REACHD_INTERFACE "'");
+  match_rule (connection, "AddMatch", self->properties_rule);
   self->properties_subscription =
-    g_dbus_connection_signal_subscribe (connection, REACHD_BUS_NAME, "org.freedesktop.DBus.Properties",
+    g_dbus_connection_signal_subscribe (connection, NULL, "org.freedesktop.DBus.Properties",
                                         "PropertiesChanged", REACHD_OBJECT_PATH, REACHD_INTERFACE,
-                                        G_DBUS_SIGNAL_FLAGS_NONE, properties_changed, self, NULL);
+                                        G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE, properties_changed, self, NULL);
 }
 
 static void
@@ -451,6 +780,9 @@ unsubscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
 {
   if (self->properties_subscription != 0)
     g_dbus_connection_signal_unsubscribe (connection, self->properties_subscription);
+  if (self->properties_rule != NULL && !g_dbus_connection_is_closed (connection))
+    match_rule (connection, "RemoveMatch", self->properties_rule);
+  g_clear_pointer (&self->properties_rule, g_free);
   if (self->owner_subscription != 0)
     g_dbus_connection_signal_unsubscribe (connection, self->owner_subscription);
   self->properties_subscription = 0;
@@ -458,16 +790,18 @@ unsubscribe (ReachdNetworkMonitor *self, GDBusConnection *connection)
 }
 
 /* Looks for reachd on one bus (`bus` names it): keeps the connection, subscribed and with
- * reachd's values read, where a reachd answers for this app's network namespace; otherwise
- * leaves nothing behind and says why. */
+ * reachd's values and owner read, where a reachd answers for this app's network namespace;
+ * otherwise leaves nothing behind and says why. */
 static gboolean
 use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GDBusConnection) connection = NULL;
-  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GDBusMessage) message = get_all_message ();
+  g_autoptr (GDBusMessage) reply = NULL;
   g_autoptr (GVariant) all = NULL;
   g_autoptr (GVariant) level = NULL;
   g_autoptr (GError) local_error = NULL;
+  g_autofree char *owner = NULL;
   guint64 theirs;
 
   if (!(type == G_BUS_TYPE_SESSION ? session_bus_is_known (error) : system_bus_exists (error)))
@@ -483,12 +817,13 @@ use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellabl
    * announces during the round trip itself arrives after the reply and is applied on top of it,
    * as GDBusProxy does: the app may see it, once, after init. */
   subscribe (self, connection);
-  /* The one round trip: with activation, so a first app starts reachd. */
-  reply = g_dbus_connection_call_sync (connection, REACHD_BUS_NAME, REACHD_OBJECT_PATH,
-                                       "org.freedesktop.DBus.Properties", "GetAll",
-                                       g_variant_new ("(s)", REACHD_INTERFACE), G_VARIANT_TYPE ("(a{sv})"),
-                                       G_DBUS_CALL_FLAGS_NONE, INIT_TIMEOUT_MS, cancellable, &local_error);
-  if (reply == NULL)
+  /* The one round trip: with activation, so a first app starts reachd. Its reply's sender is
+   * the owner, and NameOwnerChanged says each owner after it. */
+  reply = g_dbus_connection_send_message_with_reply_sync (connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE,
+                                                          INIT_TIMEOUT_MS, NULL, cancellable, &local_error);
+  if (reply != NULL)
+    all = get_all_reply (reply, &owner, &local_error);
+  if (all == NULL)
     {
       unsubscribe (self, connection);
       g_dbus_error_strip_remote_error (local_error);
@@ -496,7 +831,6 @@ use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellabl
                    "reachd (%s on the %s) did not answer: %s", REACHD_BUS_NAME, bus, local_error->message);
       return FALSE;
     }
-  g_variant_get (reply, "(@a{sv})", &all);
   theirs = network_namespace_of (all);
   if (!shares_network_namespace (self, theirs))
     {
@@ -516,6 +850,7 @@ use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellabl
       return FALSE;
     }
   read_properties (self, all);
+  self->owner = g_steal_pointer (&owner);
   self->connection = g_steal_pointer (&connection);
   self->bus = bus;
   return TRUE;
@@ -623,6 +958,8 @@ reachd_network_monitor_dispose (GObject *object)
   if (self->retry != NULL)
     g_source_destroy (self->retry);
   g_clear_pointer (&self->retry, g_source_unref);
+  stop_grace (self);
+  drop_fallback (self);
   g_clear_object (&self->connection);
   g_clear_pointer (&self->context, g_main_context_unref);
 
@@ -638,6 +975,7 @@ reachd_network_monitor_finalize (GObject *object)
   g_free (self->gateway);
   g_free (self->published_interface);
   g_free (self->published_gateway);
+  g_free (self->owner);
   reachd_check_host_queue_free (self->checks);
 
   G_OBJECT_CLASS (reachd_network_monitor_parent_class)->finalize (object);

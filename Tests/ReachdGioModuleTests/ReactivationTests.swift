@@ -5,8 +5,9 @@ import Testing
 
 extension ReachdGioModuleTests {
     /// reachd leaving the bus under a GLib app (a crash, an update): the app keeps the last values
-    /// and hears nothing, the module starts reachd again (at once, then after 250 ms doubling to
-    /// 30 s, as the Swift client does), and on its return signals only what differs.
+    /// and hears nothing through the grace, the module starts reachd again (at once, then after
+    /// 250 ms doubling to 30 s, as the Swift client does), GLib's own monitor answers after the
+    /// grace (HandoverTests), and on reachd's return the app hears only what differs.
     @Suite("reachd killed while a GLib app watches", .timeLimit(.minutes(2)))
     struct ReactivationTests {
         static let full = MonitorValues(true, .full)
@@ -19,7 +20,7 @@ extension ReachdGioModuleTests {
             return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
         }
 
-        @Test("values kept while reachd is away, started again with backoff, only the difference signalled on return, the next change arrives",
+        @Test("values kept through the grace, started again with backoff, GLib's networkmanager monitor after the grace, only the difference signalled on return, the next change arrives",
               arguments: ModuleBuild.allCases)
         func reachdKilledAndStartedAgain(build: ModuleBuild) async throws {
             try await withLab(.activatable, setUp: wifiConnected) { lab in
@@ -35,12 +36,12 @@ extension ReachdGioModuleTests {
                 // Gone, and not startable for a while; NetworkManager changes meanwhile.
                 lab.refuseActivation(true)
                 let killed = Self.now()
+                let killedMonotonic = monotonicSeconds()
                 kill(first, SIGKILL)
                 try await lab.networkManager.setState(50)
                 try await eventually(timeout: .seconds(15), "four starts asked for since the kill: \(lab.activations)") {
                     lab.activations.count >= 5
                 }
-                #expect(app.seen.isEmpty, "values kept, nothing signalled while reachd is away: \(app.transcript)")
 
                 let starts = lab.activations.dropFirst()
                 let milliseconds = { (a: UInt64, b: UInt64) in Double(b &- a) / 1e6 }
@@ -53,15 +54,25 @@ extension ReachdGioModuleTests {
                     #expect(gap < backoff * 2 + 1500, "start \(index + 2) came \(gap) ms after the one before")
                 }
 
-                // Startable again: the next attempt (2 s after the last) brings it back.
-                lab.refuseActivation(false)
+                // Through the grace nothing; then GLib's networkmanager monitor (on the same
+                // NetworkManager, now CONNECTED_LOCAL) answers, and only what differs is signalled.
                 try await app.waitForChanges(1, timeout: .seconds(20))
+                let firstSeen = try #require(app.events.first { $0.seen != nil }?.at) - killedMonotonic
+                #expect(firstSeen >= HandoverTests.grace - 0.01, "the app heard something \(firstSeen) s after the kill, within the grace")
                 #expect(app.seen == [.notify("network-available", Self.local), .notify("connectivity", Self.local),
-                                     .changed(false, Self.local)], "only what differs, once: \(app.transcript)")
-                let second = try #require(try await lab.reachdPID())
-                #expect(second != first)
+                                     .changed(false, Self.local)], "GLib's answer, once: \(app.transcript)")
 
-                // And the next change arrives as before.
+                // Startable again: the next attempt brings it back; its answer is GLib's, so
+                // nothing is signalled.
+                lab.refuseActivation(false)
+                try await eventually(timeout: .seconds(20), "reachd is back: \(lab.activations)") {
+                    guard let pid = try await lab.reachdPID() else { return false }
+                    return pid != first
+                }
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(app.seen.count == 3, "nothing more where reachd says what GLib's monitor said: \(app.transcript)")
+
+                // And the next change arrives, from reachd, as before.
                 try await lab.networkManager.setState(70)
                 try await app.waitForChanges(2)
                 #expect(Array(app.seen.dropFirst(3)) == [.notify("network-available", Self.full), .notify("connectivity", Self.full),

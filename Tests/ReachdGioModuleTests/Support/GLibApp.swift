@@ -2,6 +2,13 @@ import Foundation
 import Glibc
 import ReachdTestSupport
 
+/// CLOCK_MONOTONIC in seconds, the clock of the consumer's `at` (Python's time.monotonic()).
+func monotonicSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 /// GNetworkConnectivity, as GIO numbers it.
 enum Connectivity: Int, Sendable, CustomStringConvertible {
     case local = 1, limited, portal, full
@@ -77,6 +84,8 @@ struct ConsumerEvent: Decodable, Sendable {
     var most_per_turn: Int?
     var longest_turn_ms: Double?
     var most_turn_cpu_ms: Double?
+    /// notify, changed: when the handler ran, CLOCK_MONOTONIC in seconds (`monotonicSeconds()`).
+    var at: Double?
     var threads_before: Int?
     var threads_after: Int?
     var unique_name: String?
@@ -84,7 +93,7 @@ struct ConsumerEvent: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case event, type, property, available, connectivity, metered, signalled, ms, wall_ms, host, ok, error, sync, answered, succeeded
         case errors, outcomes, answer_ms, longest_ask_ms, slow_ms, turns, most_per_turn, longest_turn_ms, most_turn_cpu_ms
-        case threads_before, threads_after, unique_name
+        case threads_before, threads_after, unique_name, at
         case asynchronous = "async"
     }
 
@@ -131,6 +140,8 @@ enum GIOError {
 final class GLibApp: Sendable {
     static let script = ModuleBuilds.packageRoot + "/Tests/ReachdGioModuleTests/consumers/gio-consumer.py"
     static let python = "/usr/bin/python3"
+    /// Another connection's unicast signals to an app (consumers/spoof.py).
+    static let spoofScript = ModuleBuilds.packageRoot + "/Tests/ReachdGioModuleTests/consumers/spoof.py"
 
     let child: ChildProcess
     private let runtimeDirectory: String

@@ -11,6 +11,9 @@ final class Lab: Sendable {
     let networkManager: NetworkManagerMock
     /// A folder of the test's own (activation wrapper, its log, the portal's home).
     let scratch: String
+    /// `activatableInNamespace`'s network namespace, held by this process (a shell that ends
+    /// when the test process does).
+    let namespaceHolder: ChildProcess?
     private let started = Mutex<[ReachdProcess]>([])
 
     /// How reachd is there.
@@ -26,17 +29,48 @@ final class Lab: Sendable {
         case activatable
         /// Neither running nor activatable: the bus has no service file for it.
         case absent
+        /// Started by the bus on first use, as `activatable`, but in a network namespace of the
+        /// lab's own with the routes of `privateWithDefaultRoute`, which outlives each reachd
+        /// (the apps run there too, and the test changes its routes: `inNamespace`), reading
+        /// `configuration` (`--config`), which the test can break and mend
+        /// (`writeConfiguration`): a bad one and reachd exits at once, as after a typo in an update.
+        case activatableInNamespace
     }
+
+    /// A configuration reachd starts with, and one with a typo it refuses (exit 64).
+    static let goodConfiguration = "# reachd's configuration for this test: nothing to change\n"
+    static let badConfiguration = "[connectivity]\nthis line is a typo\n"
 
     /// reachd as most tests want it: following the mock as it is (the mock's devices are not
     /// the namespace's links, so not cross-checked against the kernel).
     static let followingTheMock = Service.running(arguments: ["--no-override"])
 
-    private init(session: PrivateBus, system: PrivateBus, networkManager: NetworkManagerMock, scratch: String) {
+    private init(session: PrivateBus, system: PrivateBus, networkManager: NetworkManagerMock, scratch: String,
+                 namespaceHolder: ChildProcess?) {
         self.session = session
         self.system = system
         self.networkManager = networkManager
         self.scratch = scratch
+        self.namespaceHolder = namespaceHolder
+    }
+
+    /// A network namespace (and a mount namespace with its own /sys) with lo, veth rv0 with
+    /// 192.0.2.2/24 and a default route via 192.0.2.1, held by a shell that ends with this
+    /// process; returned once set up.
+    static func holdNamespace() async throws -> ChildProcess {
+        let setup = """
+            mount -t sysfs sysfs /sys && ip link set lo up && \
+            ip link add rv0 type veth peer name rv1 && ip link set rv1 up && \
+            ip address add 192.0.2.2/24 dev rv0 && ip link set rv0 up && \
+            ip route add default via 192.0.2.1 && echo ready && \
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            """
+        let holder = try ChildProcess("/usr/bin/unshare", ["--net", "--mount", "--", "/bin/sh", "-c", setup])
+        try await eventually(timeout: .seconds(10), "the lab's network namespace is set up: \(holder.standardError)") {
+            if let status = holder.poll() { throw TestFailure("setting up the lab's namespace failed (\(status)): \(holder.standardError)") }
+            return holder.standardOutput.contains("ready")
+        }
+        return holder
     }
 
     static func make(_ service: Service, parameters: String?,
@@ -53,6 +87,32 @@ final class Lab: Sendable {
             throw error
         }
         var activation: [String: String]? = nil
+        var holder: ChildProcess? = nil
+        if case .activatableInNamespace = service {
+            do {
+                holder = try await holdNamespace()
+            } catch {
+                networkManager.stop()
+                system.stop()
+                throw error
+            }
+            let pid = holder!.pid
+            try goodConfiguration.write(toFile: "\(scratch)/reachd.conf", atomically: true, encoding: .utf8)
+            let wrapper = "\(scratch)/activate.sh"
+            try """
+                #!/bin/sh
+                # One line per start the bus asks for; reachd in the lab's namespace, with its configuration.
+                date +%s%N >> '\(scratch)/activations'
+                exec /usr/bin/nsenter --net=/proc/\(pid)/ns/net --mount=/proc/\(pid)/ns/mnt -- \
+                    '\(ReachdProcess.executable)' --system-bus-address '\(system.address)' --no-override --config '\(scratch)/reachd.conf'
+                """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+            chmod(wrapper, 0o755)
+            activation = ["io.reachd.Reachability1.service": """
+                [D-BUS Service]
+                Name=io.reachd.Reachability1
+                Exec=\(wrapper)
+                """]
+        }
         if case .activatable = service {
             let wrapper = "\(scratch)/activate.sh"
             try """
@@ -73,11 +133,13 @@ final class Lab: Sendable {
         do {
             session = try PrivateBus(.session, activationFiles: activation)
         } catch {
+            holder?.stop(SIGKILL)
             networkManager.stop()
             system.stop()
             throw error
         }
-        let lab = Lab(session: session, system: system, networkManager: networkManager, scratch: scratch)
+        let lab = Lab(session: session, system: system, networkManager: networkManager, scratch: scratch,
+                      namespaceHolder: holder)
         let start: (arguments: [String], network: ReachdProcess.Network)? = switch service {
         case .running(let arguments): (arguments, .testNamespace)
         case .runningPrivately(let arguments): (arguments, .privateWithDefaultRoute)
@@ -127,6 +189,24 @@ final class Lab: Sendable {
         }
     }
 
+    /// What to put before a command to run it in the apps' network namespace: reachd's where
+    /// the test started it elsewhere than the tests' own, the lab's with `activatableInNamespace`.
+    var namespaceLauncher: [String] {
+        if let namespaceHolder { return ["/usr/bin/nsenter", "--net=/proc/\(namespaceHolder.pid)/ns/net", "--"] }
+        return reachd?.namespaceLauncher ?? []
+    }
+
+    /// Runs `command` in the apps' network namespace (`ip route del default`), failing the test where it fails.
+    func inNamespace(_ command: String...) async throws {
+        let full = namespaceLauncher + command
+        _ = try await runToolChecked(full[0], Array(full.dropFirst()))
+    }
+
+    /// Rewrites `activatableInNamespace`'s configuration file.
+    func writeConfiguration(_ text: String) throws {
+        try text.write(toFile: "\(scratch)/reachd.conf", atomically: true, encoding: .utf8)
+    }
+
     /// A property of reachd's main object as busctl prints it (`s "link"`).
     func reachdProperty(_ name: String) async throws -> String {
         let result = try await session.busctl("get-property", ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, name)
@@ -138,7 +218,7 @@ final class Lab: Sendable {
     func app(_ arguments: [String], build: ModuleBuild = .plain, environment: [String: String] = [:],
              launcher: [String] = []) async throws -> GLibApp {
         try GLibApp(arguments, session: session.address, system: system.address, modules: try await build.directory(),
-                    build: build, environment: environment, launcher: (reachd?.namespaceLauncher ?? []) + launcher)
+                    build: build, environment: environment, launcher: namespaceLauncher + launcher)
     }
 
     func app(_ arguments: String..., build: ModuleBuild = .plain, environment: [String: String] = [:],
@@ -158,6 +238,7 @@ final class Lab: Sendable {
         networkManager.stop()
         session.stop()
         system.stop()
+        namespaceHolder?.stop(SIGKILL)
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }

@@ -6,8 +6,10 @@ monitor it gets is GIO's choice (GIO_EXTRA_MODULES, GIO_USE_NETWORK_MONITOR).
 Every line on stdout is one JSON object, flushed at once.
 
   gio-consumer.py default                 get_default(): the type, how long it took, the values
-  gio-consumer.py watch                   get_default(), then "ready", then each notify:: and
-                                          network-changed until SIGTERM
+  gio-consumer.py watch [named]           get_default(), then "ready" (named: with the unique name
+                                          of the app's session-bus connection, which GIO shares
+                                          with the module), then each notify:: and network-changed
+                                          (with "at", CLOCK_MONOTONIC in seconds) until SIGTERM
   gio-consumer.py reach HOST PORT...      can_reach and can_reach_async for each host, both answers
                                           (HOST: a GNetworkAddress; inet:LITERAL a GInetSocketAddress;
                                           service:DOMAIN a GNetworkService for _http._tcp.DOMAIN)
@@ -70,10 +72,10 @@ def connectable(host, port):
 
 def watch_events(monitor):
     def notified(obj, pspec):
-        say(event="notify", property=pspec.name, **values(obj))
+        say(event="notify", property=pspec.name, at=time.monotonic(), **values(obj))
 
     def changed(obj, available):
-        say(event="changed", signalled=available, **values(obj))
+        say(event="changed", signalled=available, at=time.monotonic(), **values(obj))
 
     handlers = [monitor.connect("notify::" + name, notified)
                 for name in ("network-available", "network-metered", "connectivity")]
@@ -111,11 +113,12 @@ def command_footprint():
     run_until_terminated(loop)
 
 
-def command_watch():
+def command_watch(named=False):
     loop = GLib.MainLoop()
     monitor = Gio.NetworkMonitor.get_default()
     watch_events(monitor)
-    say(event="ready", type=monitor.__gtype__.name, **values(monitor))
+    fields = {"unique_name": Gio.bus_get_sync(Gio.BusType.SESSION, None).get_unique_name()} if named else {}
+    say(event="ready", type=monitor.__gtype__.name, **fields, **values(monitor))
     run_until_terminated(loop)
 
 
@@ -347,7 +350,7 @@ def main(argv):
     elif command == "footprint":
         command_footprint()
     elif command == "watch":
-        command_watch()
+        command_watch(arguments == ["named"])
     elif command == "reach":
         command_reach(arguments)
     elif command == "reach-on-usr1":
