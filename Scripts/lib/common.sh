@@ -92,6 +92,27 @@ swift_runtime_directory() {
     echo "$(dirname "$(dirname "$swift")")/lib/swift/linux"
 }
 
+# swift_runtime_libraries BINARY...: the toolchain's runtime libraries that the shared form's
+# BINARYs load (ldd, with the runtime on the library path): what an image ships once for them.
+swift_runtime_libraries() {
+    local runtime
+    runtime="$(swift_runtime_directory)" || return 1
+    LD_LIBRARY_PATH="$runtime" ldd "$@" | awk -v directory="$runtime/" 'index($3, directory) == 1 { print $3 }' | sort -u
+}
+
+# stripped_size FILE...: the bytes FILEs take stripped (strip on a copy, as install --strip
+# does), summed.
+stripped_size() {
+    local file copy total=0
+    copy="$(mktemp)"
+    for file in "$@"; do
+        strip -o "$copy" "$file"
+        total=$((total + $(stat -c %s "$copy")))
+    done
+    rm -f "$copy"
+    echo "$total"
+}
+
 # release_link_directory: a directory whose libstdc++ is only the static
 # archive, put first on the release link's library path so that the runtime's
 # `-lstdc++` links it statically. Without the archive, the link stays dynamic.
