@@ -153,6 +153,7 @@ struct SupervisionTests {
             "$init" start > "$here/bad.log" 2>&1; echo "START_REFUSED=$?"; cat "$here/bad.log"
             "$init" status > /dev/null 2>&1; echo "STATUS_REFUSED=$?"
             rm -f /etc/default/reachd
+            "$init" frobnicate 2> "$here/usage.log"; echo "USAGE=$?"; cat "$here/usage.log"
             kill "$PID"
             """#
         let result = try await machine.shell(script)
@@ -180,6 +181,7 @@ struct SupervisionTests {
                 && values["COMMAND_LINE"]?.trimmingCharacters(in: .whitespaces) == "/usr/local/bin/reachd --system --replace --settle-ms 250", "\(context)")
         #expect(values["START_REFUSED"] == "1" && result.standardOutput.contains("reachd did not start"), "\(context)")
         #expect(values["STATUS_REFUSED"] != "0", "\(context)")
+        #expect(values["USAGE"] == "3" && result.standardOutput.contains("{start|stop|restart|force-reload|status}"), "\(context)")
     }
 
     /// BusyBox init, the real one (Debian's busybox), as PID 1 of a PID namespace of its own on the
