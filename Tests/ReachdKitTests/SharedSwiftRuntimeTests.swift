@@ -70,7 +70,8 @@ struct SharedSwiftRuntimeTests {
         let pid = try #require(try await session.processID(of: "io.reachd.Reachability1"))
         defer { kill(pid, SIGTERM) }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == "\(root)/usr/bin/reachd")
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        // cat: Foundation reads a /proc file (size 0) only in part.
+        let maps = try await runToolChecked("/bin/cat", ["/proc/\(pid)/maps"]).standardOutput
         #expect(maps.contains("\(runtime)/libswiftCore.so"), "the activated reachd maps the shared runtime")
         // watch prints the current state at once, then runs until interrupted.
         let watch = try await runTool("/usr/bin/timeout", ["--signal=INT", "3", "\(root)/usr/bin/reachctl", "watch", "--json", "--service", "session"],
