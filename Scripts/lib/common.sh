@@ -22,6 +22,7 @@ REACHD_TEST_PACKAGES=(
     strace                        # zero system calls while idle, counted (kernel path, connectivity check)
     zsh fish                      # reachctl's completion scripts, run by the shells they are for
     ethtool                       # tx checksumming off on a DHCP server's veth (ConnMan's client drops offloaded ones)
+    busybox                       # BusyBox init supervising reachd from inittab, in a PID namespace (SupervisionTests)
 )
 # Test packages whose maintainer scripts would start a daemon that takes over the machine's
 # interfaces (connmand): installed by install_missing_without_starting, which forbids that.
@@ -58,6 +59,59 @@ REACHD_RELEASE_FLAGS=(
 # REACHD_SCRATCH_PATH builds somewhere other than .build: the package test runs
 # Scripts/package while `swift test` holds .build's lock.
 [ -z "${REACHD_SCRATCH_PATH:-}" ] || REACHD_RELEASE_FLAGS+=(--scratch-path "$REACHD_SCRATCH_PATH")
+
+# release_with_shared_swift_runtime: REACHD_RELEASE_FLAGS for the other form of the release link,
+# for images that ship the Swift runtime once for every Swift program (Yocto's meta-swift): the
+# runtime as shared libraries (libswiftCore.so, libFoundationEssentials.so, libdispatch.so, …)
+# instead of inside each binary. Measured stripped: reachctl 16 -> 3.5 MB (the issue). Without
+# the toolchain's rpath: the binaries find the runtime where the image's loader looks (its
+# library path, or LD_LIBRARY_PATH), never in this machine's /opt/swift. libstdc++ stays shared
+# too (libswiftCore.so needs libstdc++.so whatever the binary does, so release_link_directory is
+# not called for this form). Built in a folder of its own (BUILD-shared-swift-runtime beside the
+# usual one), so that the two forms do not rebuild each other.
+release_with_shared_swift_runtime() {
+    local flag flags=() skip=no
+    for flag in "${REACHD_RELEASE_FLAGS[@]}"; do
+        if [ "$skip" = yes ]; then skip=no; continue; fi
+        case "$flag" in
+            --static-swift-stdlib) ;;
+            --scratch-path) skip=yes ;;
+            *) flags+=("$flag") ;;
+        esac
+    done
+    REACHD_RELEASE_FLAGS=("${flags[@]}" -Xswiftc -no-toolchain-stdlib-rpath
+        --scratch-path "${REACHD_SCRATCH_PATH:-$REACHD_ROOT/.build}-shared-swift-runtime")
+}
+
+# swift_runtime_directory: the toolchain's Swift runtime as shared libraries (libswiftCore.so and
+# the rest), which the shared form needs on the library path to run here.
+swift_runtime_directory() {
+    local swift
+    swift="$(command -v swift)" || return 1
+    swift="$(readlink -f "$swift")"
+    echo "$(dirname "$(dirname "$swift")")/lib/swift/linux"
+}
+
+# swift_runtime_libraries BINARY...: the toolchain's runtime libraries that the shared form's
+# BINARYs load (ldd, with the runtime on the library path): what an image ships once for them.
+swift_runtime_libraries() {
+    local runtime
+    runtime="$(swift_runtime_directory)" || return 1
+    LD_LIBRARY_PATH="$runtime" ldd "$@" | awk -v directory="$runtime/" 'index($3, directory) == 1 { print $3 }' | sort -u
+}
+
+# stripped_size FILE...: the bytes FILEs take stripped (strip on a copy, as install --strip
+# does), summed.
+stripped_size() {
+    local file copy total=0
+    copy="$(mktemp)"
+    for file in "$@"; do
+        strip -o "$copy" "$file"
+        total=$((total + $(stat -c %s "$copy")))
+    done
+    rm -f "$copy"
+    echo "$total"
+}
 
 # release_link_directory: a directory whose libstdc++ is only the static
 # archive, put first on the release link's library path so that the runtime's

@@ -2,7 +2,7 @@
 # installed and how GIO learns of it. Sourced, not run, by Scripts/install, Scripts/package,
 # Scripts/bench and the ReachdGioModuleTests; needs common.sh's REACHD_ROOT and say.
 #
-# Built with cc and `pkg-config gio-2.0` rather than as a SwiftPM target: the module is one
+# Built with cc ($CC) and `pkg-config gio-2.0` rather than as a SwiftPM target: the module is one
 # small C library that goes into other people's processes, so its link must carry no Swift
 # runtime and its flags must be exact (-fvisibility=hidden: only the three g_io_module_*
 # functions exported; -Wall -Wextra -Werror), which a SwiftPM C target only gets through
@@ -13,10 +13,19 @@ GIO_MODULE_BUILD_PACKAGES=(gcc pkg-config libglib2.0-dev)
 
 # gio_module_build DIR [--asan]: compiles DIR/libgioreachd.so from the sources; prints its path.
 # --asan: built with -fsanitize=address (a process loading it needs libasan preloaded).
+# As builds do, it honours the environment's CC (a cross compiler or a wrapper, with words of its
+# own: CC="aarch64-linux-gnu-gcc --sysroot=/sdk"), PKG_CONFIG and OBJCOPY, and CPPFLAGS, CFLAGS and
+# LDFLAGS: each one set replaces its default (CPPFLAGS and LDFLAGS: Debian's hardening flags from
+# dpkg-buildflags where dpkg-dev is; CFLAGS: -O2 -g and those), and comes after the flags the module
+# needs (-fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror), so that -O1 or -Wno-error win.
 gio_module_build() {
-    local directory="$1" variant="${2:-}" flags=()
+    local directory="$1" variant="${2:-}" flags=() compiler=() pkg_config=() objcopy=()
+    read -r -a compiler <<< "${CC:-cc}"
+    read -r -a pkg_config <<< "${PKG_CONFIG:-pkg-config}"
+    read -r -a objcopy <<< "${OBJCOPY:-objcopy}"
     # shellcheck disable=SC2207
-    local gio=($(pkg-config --cflags --libs gio-2.0))
+    local gio=($("${pkg_config[@]}" --cflags --libs gio-2.0))
+    [ ${#gio[@]} -gt 0 ] || { say "gio_module_build: ${pkg_config[*]} --cflags --libs gio-2.0 found nothing (apt-get install libglib2.0-dev)"; return 1; }
     case "$variant" in
         "") flags=(-O2 -g) ;;
         --asan) flags=(-O1 -g -fsanitize=address -fno-omit-frame-pointer) ;;
@@ -24,18 +33,27 @@ gio_module_build() {
     esac
     mkdir -p "$directory"
     # Debian's hardening flags (as dpkg-buildflags gives packages) when dpkg-dev is there.
-    local cflags=() ldflags=()
+    local cppflags=() cflags=() ldflags=()
     if [ -z "$variant" ] && command -v dpkg-buildflags >/dev/null 2>&1; then
         # shellcheck disable=SC2207
-        cflags=($(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CPPFLAGS) $(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS))
+        cppflags=($(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CPPFLAGS))
+        # shellcheck disable=SC2207
+        cflags=($(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS))
         # shellcheck disable=SC2207
         ldflags=($(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get LDFLAGS))
     fi
-    cc -std=gnu11 "${cflags[@]}" "${flags[@]}" -fPIC -shared -fvisibility=hidden \
-        -Wall -Wextra -Werror -Wl,--no-undefined -Wl,--as-needed "${ldflags[@]}" \
+    # The environment's, where set (even empty): words split as make splits them.
+    [ -z "${CPPFLAGS+set}" ] || read -r -a cppflags <<< "$CPPFLAGS"
+    if [ -n "${CFLAGS+set}" ]; then
+        read -r -a cflags <<< "$CFLAGS"
+        [ -n "$variant" ] || flags=()
+    fi
+    [ -z "${LDFLAGS+set}" ] || read -r -a ldflags <<< "$LDFLAGS"
+    "${compiler[@]}" -std=gnu11 "${flags[@]}" -fPIC -shared -fvisibility=hidden \
+        -Wall -Wextra -Werror -Wl,--no-undefined -Wl,--as-needed "${cppflags[@]}" "${cflags[@]}" "${ldflags[@]}" \
         -o "$directory/$GIO_MODULE_FILE" "$REACHD_ROOT"/Sources/reachd-gio-module/*.c "${gio[@]}" || return 1
     # The toolchain's version strings (the C runtime's objects carry them too): lintian asks.
-    objcopy --remove-section=.comment "$directory/$GIO_MODULE_FILE" || return 1
+    "${objcopy[@]}" --remove-section=.comment "$directory/$GIO_MODULE_FILE" || return 1
     echo "$directory/$GIO_MODULE_FILE"
 }
 

@@ -1,5 +1,7 @@
 # reachd's system instance (reachd --system, issue 27): the four files that set it up (dbus/system/),
-# where Scripts/install puts them, and what a real install (no DESTDIR) does besides.
+# and for machines without systemd (issue 38) an init script (packaging/sysvinit/reachd) and a BusyBox
+# inittab line (packaging/busybox/inittab); where Scripts/install puts them, and what a real install
+# (no DESTDIR) does besides.
 # Sourced, not run, by Scripts/install; needs common.sh's REACHD_ROOT and say, and Scripts/install's
 # place_file, place_text and $lists. The Debian package carries the same files from a PREFIX=/usr
 # staging; its maintainer scripts (packaging/deb/) do there what system_instance_register does here.
@@ -11,10 +13,16 @@
 #   /usr/local/share/dbus-1/system-services, /usr/share/dbus-1/system-services;
 # - systemd's system units (systemd.unit(5), `systemd-analyze unit-paths`): /etc/systemd/system,
 #   /usr/local/lib/systemd/system, /usr/lib/systemd/system, /lib/systemd/system;
-# - systemd-sysusers (sysusers.d(5)): /etc/sysusers.d, /usr/local/lib/sysusers.d, /usr/lib/sysusers.d.
+# - systemd-sysusers (sysusers.d(5)): /etc/sysusers.d, /usr/local/lib/sysusers.d, /usr/lib/sysusers.d;
+# - sysvinit's rc and update-rc.d(8): /etc/init.d, and nothing else.
 # So with PREFIX=/usr (the package) every file is where it is read; with /usr/local (the default)
 # all but the policy are, and a real install as root puts a copy of the policy in /etc/dbus-1/system.d,
 # the administrator's folder, which every system bus reads (recorded in the manifest like the rest).
+# The init script goes to /etc/init.d with PREFIX=/usr (staged under DESTDIR too: a package's or an
+# image's tree); with another prefix to PREFIX/etc/init.d, and a real install as root into /usr/local
+# copies it to /etc/init.d as it copies the policy. It is installed, never enabled (update-rc.d
+# reachd defaults, or a link in /etc/rcS.d, does that). The inittab line goes to
+# PREFIX/share/reachd/inittab: an administrator appends it to /etc/inittab.
 # Another prefix is only staged, and the install says what an administrator would do to use it:
 # neither systemd nor the bus would start reachd from there, and an install into a scratch prefix
 # (as tests make) must not change the system's users or bus policies.
@@ -25,6 +33,14 @@ SYSTEM_INSTANCE_POLICY=io.reachd.Reachability1.conf
 SYSTEM_INSTANCE_ETC_POLICY=/etc/dbus-1/system.d/$SYSTEM_INSTANCE_POLICY
 # The manifest's line for the user, when Scripts/install created it (the user is not a file).
 SYSTEM_INSTANCE_MANIFEST_USER="user:$SYSTEM_INSTANCE_USER"
+# The init script where sysvinit reads it.
+SYSTEM_INSTANCE_INIT_SCRIPT=/etc/init.d/reachd
+
+# system_instance_init_script ROOT PREFIX: the init script (its @bindir@ and @datadir@ filled in) on
+# standard output.
+system_instance_init_script() {
+    sed -e "s|@bindir@|$2/bin|g" -e "s|@datadir@|$2/share|g" "$REACHD_ROOT/packaging/sysvinit/reachd"
+}
 
 # install_system_instance ROOT PREFIX: the unit and the activation file (their @bindir@ filled
 # in), the bus policy and the sysusers.d entry, under ROOT (DESTDIR + PREFIX).
@@ -36,13 +52,21 @@ install_system_instance() {
         | place_text 0644 "$root/share/dbus-1/system-services/io.reachd.Reachability1.service"
     place_file 0644 "$REACHD_ROOT/dbus/system/$SYSTEM_INSTANCE_POLICY" "$root/share/dbus-1/system.d/$SYSTEM_INSTANCE_POLICY"
     place_file 0644 "$REACHD_ROOT/dbus/system/reachd.sysusers.conf" "$root/lib/sysusers.d/reachd.conf"
+    # Without systemd: the init script, and the line BusyBox init's inittab takes.
+    if [ "$prefix" = /usr ]; then
+        system_instance_init_script "$root" "$prefix" | place_text 0755 "$DESTDIR$SYSTEM_INSTANCE_INIT_SCRIPT"
+    else
+        system_instance_init_script "$root" "$prefix" | place_text 0755 "$root/etc/init.d/reachd"
+    fi
+    sed "s|@bindir@|$prefix/bin|g" "$REACHD_ROOT/packaging/busybox/inittab" | place_text 0644 "$root/share/reachd/inittab"
 }
 
 # system_instance_manifest_entry PREFIX LINE: true for the manifest lines outside the prefix
 # that Scripts/install may write with PREFIX, and so --uninstall may act on: exactly these.
 system_instance_manifest_entry() {
     case "$1:$2" in
-        "/usr/local:$SYSTEM_INSTANCE_ETC_POLICY") return 0 ;;
+        "/usr/local:$SYSTEM_INSTANCE_ETC_POLICY"|"/usr/local:$SYSTEM_INSTANCE_INIT_SCRIPT") return 0 ;;
+        "/usr:$SYSTEM_INSTANCE_INIT_SCRIPT") return 0 ;;
         "/usr:$SYSTEM_INSTANCE_MANIFEST_USER"|"/usr/local:$SYSTEM_INSTANCE_MANIFEST_USER") return 0 ;;
         *) return 1 ;;
     esac
@@ -66,6 +90,7 @@ system_instance_register() {
             say "the system instance (reachd --system) is staged under $prefix, where neither systemd nor the system bus looks; to use it, as root:"
             say "  systemd-sysusers $prefix/lib/sysusers.d/reachd.conf"
             say "  cp $prefix/share/dbus-1/system.d/$SYSTEM_INSTANCE_POLICY /etc/dbus-1/system.d/"
+            say "  without systemd: cp $prefix/etc/init.d/reachd /etc/init.d/ (or BusyBox init: $prefix/share/reachd/inittab)"
             say "  systemctl link $prefix/lib/systemd/system/reachd.service && systemctl enable --now reachd"
             say "  (D-Bus activation needs its file in /usr/local/share/dbus-1/system-services: Scripts/install with PREFIX=/usr/local does all of this)"
             return 0
@@ -93,6 +118,9 @@ system_instance_register() {
             place_file 0644 "$REACHD_ROOT/dbus/system/$SYSTEM_INSTANCE_POLICY" "$SYSTEM_INSTANCE_ETC_POLICY"
         else
             say "no $(dirname "$SYSTEM_INSTANCE_ETC_POLICY"): no system bus is installed, so the system instance cannot serve"
+        fi
+        if [ -d "$(dirname "$SYSTEM_INSTANCE_INIT_SCRIPT")" ]; then
+            system_instance_init_script "$prefix" "$prefix" | place_text 0755 "$SYSTEM_INSTANCE_INIT_SCRIPT"
         fi
     fi
     system_instance_reload
@@ -138,6 +166,9 @@ system_instance_report() {
     else
         say "a system bus runs here, without systemd: its launch helper starts the system instance ($prefix/bin/reachd --system, as user $SYSTEM_INSTANCE_USER) on a client's first call; nothing starts it at boot"
     fi
+    if [ ! -d /run/systemd/system ] && [ -x "$SYSTEM_INSTANCE_INIT_SCRIPT" ]; then
+        say "  from boot without systemd: update-rc.d reachd defaults && $SYSTEM_INSTANCE_INIT_SCRIPT start; BusyBox init: the line in $prefix/share/reachd/inittab (docs/administrators/embedded.md)"
+    fi
 }
 
 # system_instance_stop PREFIX: before --uninstall removes the files, stops the system instance
@@ -180,9 +211,16 @@ system_instance_stop() {
 # read the files (/usr, /usr/local), reloads the bus and systemd.
 # reachd owns no file, so no file is left to a user id that could be given to another user later.
 system_instance_unregister() {
-    local prefix="$1" line
+    local prefix="$1" line link
     shift
     for line in "$@"; do
+        # The links update-rc.d made to the init script, gone with it (as update-rc.d reachd remove).
+        if [ "$line" = "$SYSTEM_INSTANCE_INIT_SCRIPT" ]; then
+            for link in /etc/rc?.d/[SK][0-9][0-9]reachd; do
+                [ ! -L "$link" ] || rm -f -- "$link"
+            done
+            continue
+        fi
         [ "$line" = "$SYSTEM_INSTANCE_MANIFEST_USER" ] || continue
         if [ "$(id -u)" -ne 0 ]; then
             say "kept user $SYSTEM_INSTANCE_USER, which Scripts/install created: only root can remove it (userdel $SYSTEM_INSTANCE_USER)"

@@ -42,6 +42,8 @@ struct InstallTests {
                                                "\(Self.prefix)/share/dbus-1/system-services/io.reachd.Reachability1.service",
                                                "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
                                                "\(Self.prefix)/lib/sysusers.d/reachd.conf",
+                                               // Without systemd: staged under the prefix, as /usr/local has no init.d of its own.
+                                               "\(Self.prefix)/etc/init.d/reachd", "\(Self.prefix)/share/reachd/inittab",
                                                "\(ScratchInstall.gioModuleDirectory)/libgioreachd.so"]), "\(manifest.files.sorted())")
         // The directories it made, under the prefix and on the way to GLib's module folder (the
         // module goes where GLib reads modules, whatever the prefix), and none that were there
@@ -95,8 +97,13 @@ struct InstallTests {
         // Under /usr/local the bus would not read it: the copy in /etc is the one it reads.
         let shipped = try String(contentsOf: SystemInstance.repository.appendingPathComponent("dbus/system/io.reachd.Reachability1.conf"), encoding: .utf8)
         #expect((try? String(contentsOfFile: machine.folder + policy, encoding: .utf8)) == shipped)
+        // The init script where sysvinit reads it, for this prefix's reachd (never enabled).
+        let initScript = "/etc/init.d/reachd"
+        let script = (try? String(contentsOfFile: machine.folder + initScript, encoding: .utf8)) ?? ""
+        #expect(script.contains("\nDAEMON=\(Self.prefix)/bin/reachd\n") && access(machine.folder + initScript, X_OK) == 0, "\(script)")
+        #expect(!FileManager.default.fileExists(atPath: "\(machine.etc)/rc2.d/S01reachd"))
         let manifest = try ScratchInstall.manifest(at: "\(machine.usrLocal)/share/reachd/install-manifest")
-        #expect(manifest.files.isSuperset(of: [policy, "user:reachd", "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
+        #expect(manifest.files.isSuperset(of: [policy, initScript, "user:reachd", "\(Self.prefix)/share/dbus-1/system.d/io.reachd.Reachability1.conf",
                                                "\(Self.prefix)/lib/sysusers.d/reachd.conf"]), "\(manifest.files.sorted())")
         // The module went into (the machine's copy of) GLib's folder, and GLib's cache names it.
         #expect(FileManager.default.fileExists(atPath: "\(machine.gioModules)/libgioreachd.so"))
@@ -104,7 +111,8 @@ struct InstallTests {
         // After `installed`, what starts the system instance here: this machine has no system bus.
         let told = install.standardError.components(separatedBy: "==> installed").last ?? ""
         #expect(install.standardError.contains("==> installed") && told.contains("no system bus runs here")
-                && told.contains("/etc/init.d/dbus start"), "\(install.transcript)")
+                && told.contains("/etc/init.d/dbus start") && told.contains("update-rc.d reachd defaults")
+                && told.contains("/usr/local/share/reachd/inittab"), "\(install.transcript)")
 
         // A system instance runs (as the system bus would have started it, without systemd), so
         // --uninstall must stop it, as the package's prerm does, before it removes its user.
@@ -117,7 +125,7 @@ struct InstallTests {
                 "the system instance was stopped: \(uninstall.transcript)")
         #expect(try !machine.hasReachd(in: "passwd") && !machine.hasReachd(in: "group") && !machine.hasReachd(in: "shadow")
                 && !machine.hasReachd(in: "gshadow"), "user reachd and its group were removed: \(uninstall.transcript)")
-        #expect(!FileManager.default.fileExists(atPath: machine.folder + policy))
+        #expect(!FileManager.default.fileExists(atPath: machine.folder + policy) && !FileManager.default.fileExists(atPath: machine.folder + initScript))
         #expect(ScratchInstall.tree(under: machine.usrLocal).files.isEmpty, "\(ScratchInstall.tree(under: machine.usrLocal).files.sorted())")
         #expect(!FileManager.default.fileExists(atPath: "\(machine.gioModules)/libgioreachd.so"))
         #expect((try? String(contentsOfFile: "\(machine.gioModules)/giomodule.cache", encoding: .utf8))?.contains("libgioreachd.so") != true)
@@ -207,7 +215,8 @@ struct InstallTests {
 
     @Test("Scripts/install refuses what it does not know, a relative PREFIX and a relative module folder, before building anything",
           arguments: [(["--frobnicate"], "/usr/local", "usage"), ([], "usr/local", "PREFIX"),
-                      (["--gio-module-dir", "lib/gio/modules"], "/usr/local", "absolute path"), (["--gio-module-dir"], "/usr/local", "usage")])
+                      (["--gio-module-dir", "lib/gio/modules"], "/usr/local", "absolute path"), (["--gio-module-dir"], "/usr/local", "usage"),
+                      (["--swift-runtime", "dynamic"], "/usr/local", "usage"), (["--swift-runtime"], "/usr/local", "usage")])
     func installRefusesBadCommandLines(arguments: [String], prefix: String, says: String) async throws {
         let destination = try ScratchInstall.makeDestination("usage")
         defer { try? FileManager.default.removeItem(atPath: destination) }
@@ -216,13 +225,42 @@ struct InstallTests {
         #expect(ScratchInstall.tree(under: destination).files.isEmpty)
     }
 
+    /// issue 38: an image's build (Yocto, a cross toolchain, a compiler cache) gives the module's
+    /// compiler and flags in CC, CPPFLAGS, CFLAGS and LDFLAGS; the build called `cc` whatever they said.
+    @Test("the GIO module's build (Scripts/lib/gio-module.sh, as Scripts/install runs it) uses CC, with words of its own, and CPPFLAGS, CFLAGS and LDFLAGS after the module's own flags")
+    func gioModuleBuildHonoursCC() async throws {
+        let folder = try ScratchInstall.makeDestination("cc-wrapper")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A wrapper, as ccache or a cross toolchain's is: it records what it was given, then compiles.
+        let wrapper = "\(folder)/cc-wrapper"
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(folder)/arguments\"\nexec cc \"$@\"\n".write(toFile: wrapper, atomically: false, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let root = Executables.packageRoot.path
+        let result = try await runTool("/bin/bash", ["-c", "cd \"$2\" && source Scripts/lib/common.sh && source Scripts/lib/gio-module.sh && gio_module_build \"$1\"",
+                                                     "gio-module", "\(folder)/module", root],
+                                       environment: ["CC": "\(wrapper) -DREACHD_CC_WORD=1", "CPPFLAGS": "-DREACHD_CPPFLAGS=1",
+                                                     "CFLAGS": "-O1 -DREACHD_CFLAGS=1", "LDFLAGS": "-Wl,-z,now"])
+        #expect(result.succeeded && result.standardOutput == "\(folder)/module/libgioreachd.so\n", "\(result.transcript)")
+        let arguments = (try? String(contentsOfFile: "\(folder)/arguments", encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        #expect(arguments.first == "-DREACHD_CC_WORD=1", "the wrapper ran the build: \(arguments)")
+        for flag in ["-DREACHD_CPPFLAGS=1", "-O1", "-DREACHD_CFLAGS=1", "-Wl,-z,now"] {
+            #expect(arguments.contains(flag), "\(flag): \(arguments)")
+        }
+        // The environment's CFLAGS replace the default -O2, and come after -Werror (so -Wno-error wins).
+        #expect(!arguments.contains("-O2"), "\(arguments)")
+        let werror = arguments.firstIndex(of: "-Werror") ?? .max, cflags = arguments.firstIndex(of: "-DREACHD_CFLAGS=1") ?? -1
+        #expect(werror < cflags, "\(arguments)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/module/libgioreachd.so"))
+    }
+
     @Test("Scripts/install --help says where the GIO module goes and how to choose another folder")
     func helpNamesTheModuleFolder() async throws {
         let destination = try ScratchInstall.makeDestination("help")
         defer { try? FileManager.default.removeItem(atPath: destination) }
         let result = try await ScratchInstall.run(prefix: Self.prefix, destination: destination, ["--help"])
         #expect(result.succeeded, "\(result.transcript)")
-        for words in ["--gio-module-dir DIR", "GIOMODULEDIR=DIR", "giomoduledir", "GIO_EXTRA_MODULES", "--uninstall", "--no-manifest", "DESTDIR"] {
+        for words in ["--gio-module-dir DIR", "GIOMODULEDIR=DIR", "giomoduledir", "GIO_EXTRA_MODULES", "--uninstall", "--no-manifest", "DESTDIR",
+                      "--swift-runtime static|shared", "LD_LIBRARY_PATH"] {
             #expect(result.standardOutput.contains(words), "\(words): \(result.transcript)")
         }
         #expect(ScratchInstall.tree(under: destination).files.isEmpty)

@@ -50,6 +50,8 @@ struct PackageTests {
         "./usr/share/dbus-1/system-services/io.reachd.Reachability1.service",
         "./usr/share/dbus-1/system.d/io.reachd.Reachability1.conf",
         "./usr/lib/sysusers.d/reachd.conf",
+        // Without systemd: the init script and BusyBox init's line.
+        "./etc/init.d/reachd", "./usr/share/reachd/inittab",
     ]
 
     /// The account files of the scratch root before the package came, as on any system: root only.
@@ -58,7 +60,7 @@ struct PackageTests {
         "shadow": "root:*:19000:0:99999:7:::\n", "gshadow": "root:*::\n",
     ]
 
-    @Test("the package holds the binaries, activation files, user and system units, bus policy, sysusers entry, interfaces, pages, completions and copyright, and depends on libdbus and a systemd-sysusers")
+    @Test("the package holds the binaries, activation files, user and system units, bus policy, sysusers entry, init script, inittab line, interfaces, pages, completions and copyright, and depends on libdbus and a systemd-sysusers")
     func packageContents() async throws {
         let deb = try await Self.package.value
         let listing = try await runToolChecked("dpkg-deb", ["--contents", deb])
@@ -73,10 +75,11 @@ struct PackageTests {
         #expect(!depends.contains("dbus-session-bus"), "Depends: \(depends)")
         let recommends = try await runToolChecked("dpkg-deb", ["--field", deb, "Recommends"]).standardOutput
         #expect(recommends == "default-dbus-session-bus | dbus-session-bus\n", "Recommends: \(recommends)")
-        // No conffiles: the system instance runs without /etc/reachd/reachd.conf.
+        // One conffile, the init script: the system instance runs without /etc/reachd/reachd.conf.
         let control = try await runToolChecked("dpkg-deb", ["--info", deb]).standardOutput
         #expect(control.contains(" postinst ") && control.contains(" prerm ") && control.contains(" postrm "), "\(control)")
-        #expect(!control.contains("conffiles"), "\(control)")
+        let conffiles = try await runToolChecked("dpkg-deb", ["--info", deb, "conffiles"]).standardOutput
+        #expect(conffiles == "/etc/init.d/reachd\n", "\(conffiles)")
     }
 
     /// Scripts/package fails on lintian's errors; its warnings are held here, the reachd package's
@@ -148,7 +151,11 @@ struct PackageTests {
         #expect(user.map { $0[5] == "/nonexistent" && $0[6] == "/usr/sbin/nologin" } == true, "\(String(describing: user))")
         #expect(user?[3] == Self.account("reachd", in: "group", root: root)?[2], "reachd's own group")
         // Nothing is enabled: the bus starts the system instance, or the administrator enables it.
+        // The init script is registered disabled (K links only, as update-rc.d defaults-disabled makes).
         #expect(!FileManager.default.fileExists(atPath: "\(root)/etc/systemd"))
+        let links = Set(try FileManager.default.contentsOfDirectory(atPath: "\(root)/etc").filter { $0.hasPrefix("rc") }
+            .flatMap { folder in try FileManager.default.contentsOfDirectory(atPath: "\(root)/etc/\(folder)").map { "\(folder)/\($0)" } })
+        #expect(!links.isEmpty && links.allSatisfy { $0.hasSuffix("/K01reachd") }, "\(links.sorted())")
 
         // The session bus reads the installed service file; its Exec= names /usr/bin, so point it into the root.
         let services = "\(root)/usr/share/dbus-1/services"
@@ -186,8 +193,10 @@ struct PackageTests {
         }
         // What is left: the account files (and the backups and lock their tools keep beside them),
         // the folder of the enablement link, and dpkg's database and log.
+        // And the runlevel folders update-rc.d made (a system has them already; they are not the package's).
         let expected: Set<String> = Set(Self.accounts.keys.flatMap { ["etc/\($0)", "etc/\($0)-"] })
             .union(["etc", "etc/.pwd.lock", "etc/systemd", "etc/systemd/system", "etc/systemd/system/multi-user.target.wants"])
+            .union((0...6).map { "etc/rc\($0).d" })
         let left = try FileManager.default.subpathsOfDirectory(atPath: root)
             .filter { !$0.hasPrefix("var/lib/dpkg") && $0 != "var/log/dpkg.log" && !["var", "var/lib", "var/log"].contains($0) }
         #expect(Set(left).subtracting(expected).isEmpty, "left behind after purge: \(Set(left).subtracting(expected).sorted())")

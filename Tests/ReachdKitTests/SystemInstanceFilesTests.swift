@@ -107,6 +107,28 @@ struct SystemInstanceFilesTests {
         #expect(!asNobody.succeeded && asNobody.standardError.contains("Access denied"), "\(asNobody.transcript)")
     }
 
+    /// issue 38: machines without systemd. SupervisionTests run both; these hold what is installed.
+    @Test("the init script and the inittab line as installed run the installed reachd --system --replace as user reachd, have no placeholder left, and the script is POSIX sh with an LSB header and every action Debian's policy asks")
+    func initScriptAndInittabLine() async throws {
+        let destination = try await Self.installed.value
+        let path = "\(destination)\(Self.prefix)/etc/init.d/reachd"
+        let script = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(Self.placeholders(in: script).isEmpty, "\(Self.placeholders(in: script))")
+        #expect(access(path, X_OK) == 0 && script.hasPrefix("#!/bin/sh\n### BEGIN INIT INFO\n# Provides:          reachd\n"), "\(script)")
+        #expect(script.contains("\nDAEMON=\(Self.prefix)/bin/reachd\n") && script.contains("\nDAEMON_USER=reachd\n")
+                && script.contains("-- --system --replace $REACHD_OPTS"), "\(script)")
+        for action in ["start)", "stop)", "restart|force-reload)", "status)"] {
+            #expect(script.contains("\n    \(action)\n"), "\(action)")
+        }
+        // dash, Debian's /bin/sh, parses it (no bash-only syntax it would refuse).
+        try await runToolChecked("/bin/dash", ["-n", path])
+
+        let inittab = try String(contentsOfFile: "\(destination)\(Self.prefix)/share/reachd/inittab", encoding: .utf8)
+        let lines = inittab.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(lines == ["::respawn:/sbin/start-stop-daemon -S -m -p /run/reachd.pid -c reachd -x \(Self.prefix)/bin/reachd -- --system --replace"],
+                "\(inittab)")
+    }
+
     @Test("the sysusers.d entry as installed makes user reachd: a system user with its own group, no home and no login shell")
     func sysusersEntryMakesTheUser() async throws {
         let destination = try await Self.installed.value
