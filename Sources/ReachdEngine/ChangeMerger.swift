@@ -207,7 +207,7 @@ actor ChangeMerger {
         noteOverride(decision, paths: paths)
         var value = decision.published
         if value.status != .unknown {
-            value.path = reading.facts
+            value.path = reading.facts.excludingLinkLocalOnly(ipv4: reading.ipv4, ipv6: reading.ipv6)
             value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
             if value.backend == .systemdNetworkd, let networkd { value.path = value.path.withMedia(of: networkd) }
             if value.backend == .connman, let connman {
@@ -225,6 +225,10 @@ actor ChangeMerger {
                                       networkManagerChecks: (networkManager?.connectivityCheckIsLive ?? false) || connmanChecked,
                                       resumes: resumes)
         if value.status != .unknown {
+            // Who could still say `full` here: what `wait --level online` waits for, or knows
+            // it never will (contract 6, §2).
+            value.details.checkRunners = ConnectivityCheckRunner.running(
+                networkManager: networkManager, connman: connman, reachdCheckConfigured: checkPaths != nil)
             if connmanChecked {
                 value.details.checkSource = "connman"
             } else if pathsToCheck.networkManagerChecks {
@@ -241,6 +245,12 @@ actor ChangeMerger {
             toldCheckPaths = pathsToCheck
             checkPaths.yield(pathsToCheck)
         }
+
+        // One snapshot per change (contract 6, §2): while the kernel's loss of the path waits out
+        // the delay, the source's word it contradicts is not published beside the kernel's facts
+        // (Status Reachable, Level routable, no gateway): the last value stands whole, and after
+        // the delay the override is one change.
+        if let pending = decision.pending, !pending.raisesReachability, let computed { value = computed }
 
         guard value != computed else { return }
         guard computed != nil else {
@@ -288,6 +298,10 @@ actor ChangeMerger {
             // restarting) is not a change to debounce: keeping it avoids a flap.
             let kernelPublished = computed?.source == .netlink || computed?.source == .netlinkOverride
             let held = timed.raisesReachability && kernelPublished && computed?.reachable == true
+            // Nor is a loss of the path the kernel shows before anything was published: there is
+            // no last value to stand meanwhile, and the source's word would contradict the
+            // kernel's facts beside it.
+                || !timed.raisesReachability && computed == nil
             disagreement = Disagreement(
                 raises: timed.raisesReachability, since: held ? now - crossCheck.delay : now,
                 sinceMicroseconds: Self.monotonicMicroseconds())
