@@ -10,6 +10,7 @@ import ReachdCore
 /// | NetworkManager's check is enabled and available | NetworkManager's `CheckConnectivity`, in reachd's words; its errors summarised (`RelayedError`) |
 /// | ConnMan is the source and says `online` | its standing verdict (`full`): ConnMan 1.41 has no method that re-runs its check |
 /// | reachd has a check URI | reachd's own check, run now |
+/// | NetworkManager runs, not checking | its standing word (its `CheckConnectivity`), which `Connectivity` follows |
 /// | ConnMan is the source otherwise | its standing verdict, as `Connectivity` says it |
 /// | none of these | `NotSupported`, saying of every source why it does not check |
 ///
@@ -52,26 +53,24 @@ package actor ConnectivityChecker {
         // ConnMan's `online` decides Connectivity even with reachd's own check configured.
         if connman, value.details.checkSource == "connman" { return value.connectivity.rawValue }
         if let lastCall, let lastResult, ContinuousClock.now - lastCall < Self.interval { return try lastResult.get() }
-        if let bus, networkManagerChecks {
+        // NetworkManager's check where it checks; where it does not, and reachd has no URI of
+        // its own, NetworkManager's standing word (Connectivity follows it).
+        if let bus, networkManagerChecks || ownCheck == nil {
             return try await share(Task { await Self.askNetworkManager(on: bus) })
         }
         if let ownCheck {
             return try await share(Task { .success(await ownCheck.checkNow().rawValue) })
         }
         if connman { return value.connectivity.rawValue }
-        throw DBusError.notSupported(Self.noCheckSentence(networkManagerRuns: bus != nil, backend: value.backend))
+        throw DBusError.notSupported(Self.noCheckSentence(backend: value.backend))
     }
 
-    /// Why no check runs, naming every source: NotSupported's sentence.
-    static func noCheckSentence(networkManagerRuns: Bool, backend: Backend?) -> String {
-        let sources = networkManagerRuns
-            ? "NetworkManager's own check is off (ConnectivityCheckEnabled, or no check URI in its configuration), "
-                + "ConnMan and systemd-networkd do not decide while NetworkManager runs"
-            : "NetworkManager and ConnMan do not run here, "
-                + (backend == .systemdNetworkd ? "systemd-networkd (the source) does not check connectivity"
-                    : "systemd-networkd does not check connectivity, and the kernel's routes (the source) say nothing of it")
-        return "no connectivity check runs here: \(sources), and reachd has no check URI "
-            + "(set [connectivity] uri=http://... in reachd.conf)"
+    /// Why no check runs, naming every source (NetworkManager absent): NotSupported's sentence.
+    static func noCheckSentence(backend: Backend?) -> String {
+        let networkd = backend == .systemdNetworkd ? "systemd-networkd (the source) does not check connectivity"
+            : "systemd-networkd does not check connectivity, and the kernel's routes (the source) say nothing of it"
+        return "no connectivity check runs here: NetworkManager and ConnMan do not run here, \(networkd), "
+            + "and reachd has no check URI (set [connectivity] uri=http://... in reachd.conf)"
     }
 
     private static func askNetworkManager(on bus: Connection) async -> Result<String, DBusError> {

@@ -181,4 +181,33 @@ struct ConnManStandInTests {
             ], after: "the VPN down", reachd: reachd)
         }
     }
+
+    @Test("reachctl wait --level online waits while ConnMan connects and while it is ready (its check pending), exits 0 at online; a timeout names ConnMan's check")
+    func waitForOnlineAcrossConnMansCheck() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF")
+            let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
+                .appendingPathComponent("reachctl").path
+            let environment = ["DBUS_SESSION_BUS_ADDRESS": reachd.session.address, "LANG": "C", "LC_ALL": "C"]
+            try await set(#"{"State":"idle","Services":[{"id":"ethernet_1","Type":"ethernet","State":"configuration","Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["Backend": "s \"connman\"", "Status": "i 0"], after: "ethernet connecting", reachd: reachd)
+            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["wait", "--level", "online", "--timeout", "60"])
+            let wait = try BackgroundTool(tool, arguments, environment: environment)
+            defer { wait.stop(SIGKILL) }
+            try await Task.sleep(for: .seconds(1))
+            #expect(!wait.hasExited, "waits while ConnMan connects: \(wait.output)")
+
+            try await set(#"{"State":"ready","Services":[{"id":"ethernet_1","Type":"ethernet","State":"ready","Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["Status": "i 2", "Connectivity": "s \"unknown\""], after: "ethernet ready", reachd: reachd)
+            let (quickTool, quickArguments) = reachd.inItsNamespace(reachctl, ["wait", "--level", "online", "--timeout", "1"])
+            let quick = try await runTool(quickTool, quickArguments, environment: environment)
+            #expect(quick.status == 1, "ConnMan's check may still pass: not 5. \(quick.transcript)")
+            #expect(quick.standardError.contains("waiting for ConnMan's online check (ConnMan says ready)"), "\(quick.transcript)")
+            #expect(!quick.standardError.contains("is off"), "\(quick.transcript)")
+            #expect(!wait.hasExited, "waits while ConnMan is ready: \(wait.output)")
+
+            try await set(#"{"State":"online","Services":[{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)"}]}"#)
+            #expect(try await wait.child.exit(timeout: .seconds(20)) == 0, "\(wait.output)\n\(reachd.standardError.suffix(2000))")
+        }
+    }
 }
