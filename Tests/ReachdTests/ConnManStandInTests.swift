@@ -124,8 +124,10 @@ struct ConnManStandInTests {
             // In-process (no reachd on any bus the app shares), the same engine reads ConnMan itself.
             let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
                 .appendingPathComponent("reachctl").path
-            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["--service", "in-process", "status", "--json"])
-            let inProcess = try await runTool(tool, arguments, environment: [
+            // `ip netns exec` mounts the namespace's own /sys, where the engine reads its links'
+            // carrier (nsenter --net keeps the machine's: every link would read as down).
+            let inProcess = try await runTool("/usr/sbin/ip", ["netns", "exec", try namespaces.value("CLIENT_NETNS"), reachctl,
+                                                              "--service", "in-process", "status", "--json"], environment: [
                 "DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS"), "LANG": "C", "LC_ALL": "C"])
             #expect(inProcess.standardOutput.contains("\"backend\":\"connman\""), "\(inProcess.transcript)")
             #expect(inProcess.standardOutput.contains("\"interfaceType\":\"wwan\""), "\(inProcess.transcript)")
