@@ -16,7 +16,10 @@ import ReachdCore
 /// change and every kernel change. An override of NetworkManager takes effect
 /// only once the disagreement has held for the override delay (one timer,
 /// armed only while a disagreement is pending; its firing is one more event),
-/// and ends at once when the disagreement stops.
+/// and ends at once when the disagreement stops. While a loss of the path
+/// waits out the delay the last value stands whole, so that no published set
+/// mixes the source's word with the kernel's facts that contradict it (one
+/// snapshot per change, contract 6 §2).
 ///
 /// A kernel view that could not be read (the kernel did not answer a route
 /// lookup) is not a value: the last computed value stands, the failure is
