@@ -66,6 +66,11 @@ public struct ReachabilityDetails: Sendable, Hashable {
     /// this path has not come yet (true, else left out): `ConnectivityChecked` is false only for
     /// now, so a client waiting for `online` waits rather than concluding no check runs.
     public var checkPending: Bool?
+    /// `check-runners` (`as`): the connectivity checks that run here and may say `full`
+    /// (`networkmanager`, `connman`, `reachd`), whatever they said so far; empty where none
+    /// does, so that `online` can never hold (`ConnectivityCheckRunner.onlineCanHold`). Set
+    /// whenever a source has answered.
+    public var checkRunners: [ConnectivityCheckRunner]?
     /// `check-uri`, `check-http-status`, `check-usec`: reachd's own check, its URI, the HTTP status it
     /// was answered (nil without an answer) and when it ended (CLOCK_MONOTONIC, µs; changes of this
     /// key alone are not announced).

@@ -16,7 +16,10 @@ import ReachdCore
 /// change and every kernel change. An override of NetworkManager takes effect
 /// only once the disagreement has held for the override delay (one timer,
 /// armed only while a disagreement is pending; its firing is one more event),
-/// and ends at once when the disagreement stops.
+/// and ends at once when the disagreement stops. While a loss of the path
+/// waits out the delay the last value stands whole, so that no published set
+/// mixes the source's word with the kernel's facts that contradict it (one
+/// snapshot per change, contract 6 §2).
 ///
 /// A kernel view that could not be read (the kernel did not answer a route
 /// lookup) is not a value: the last computed value stands, the failure is
@@ -222,7 +225,7 @@ actor ChangeMerger {
         noteOverride(decision, paths: paths)
         var value = decision.published
         if value.status != .unknown {
-            value.path = reading.facts
+            value.path = reading.facts.excludingLinkLocalOnly(ipv4: reading.ipv4, ipv6: reading.ipv6)
             value.path.connectivityChecked = networkManager?.connectivityCheckIsLive ?? false
             if value.backend == .systemdNetworkd, let networkd { value.path = value.path.withMedia(of: networkd) }
             if value.backend == .connman, let connman {
@@ -240,6 +243,10 @@ actor ChangeMerger {
                                       networkManagerChecks: (networkManager?.connectivityCheckIsLive ?? false) || connmanChecked,
                                       resumes: resumes)
         if value.status != .unknown {
+            // Who could still say `full` here: what `wait --level online` waits for, or knows
+            // it never will (contract 6, §2).
+            value.details.checkRunners = ConnectivityCheckRunner.running(
+                networkManager: networkManager, connman: connman, reachdCheckConfigured: checkPaths != nil)
             if connmanChecked {
                 value.details.checkSource = "connman"
             } else if pathsToCheck.networkManagerChecks {
@@ -257,6 +264,12 @@ actor ChangeMerger {
             toldCheckPaths = pathsToCheck
             checkPaths.yield(pathsToCheck)
         }
+
+        // One snapshot per change (contract 6, §2): while the kernel's loss of the path waits out
+        // the delay, the source's word it contradicts is not published beside the kernel's facts
+        // (Status Reachable, Level routable, no gateway): the last value stands whole, and after
+        // the delay the override is one change.
+        if let pending = decision.pending, !pending.raisesReachability, let computed { value = computed }
 
         guard value != computed else { return }
         guard computed != nil else {
@@ -304,6 +317,10 @@ actor ChangeMerger {
             // restarting) is not a change to debounce: keeping it avoids a flap.
             let kernelPublished = computed?.source == .netlink || computed?.source == .netlinkOverride
             let held = timed.raisesReachability && kernelPublished && computed?.reachable == true
+            // Nor is a loss of the path the kernel shows before anything was published: there is
+            // no last value to stand meanwhile, and the source's word would contradict the
+            // kernel's facts beside it.
+                || !timed.raisesReachability && computed == nil
             disagreement = Disagreement(
                 raises: timed.raisesReachability, since: held ? now - crossCheck.delay : now,
                 sinceMicroseconds: Self.monotonicMicroseconds())

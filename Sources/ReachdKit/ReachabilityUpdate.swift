@@ -55,6 +55,25 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// reachd's own connectivity check is on and about to give its first verdict over this path
     /// (`Details`' `check-pending`): `path.connectivityChecked` is false only until it does.
     public var connectivityCheckPending = false
+    /// The connectivity checks that run here (`Details`' `check-runners`), whatever they said
+    /// so far; `nil` from a reachd that does not say (older than contract 6) or before any answer.
+    public var connectivityCheckRunners: [ConnectivityCheckRunner]?
+    /// `check-runners` named a check this library does not know (a newer reachd's): it runs.
+    var hasUnknownCheckRunner = false
+    /// Whether `Level` `online` can still come: false only where no check runs and that is
+    /// provable (`ConnectivityCheckRunner.onlineCanHold`); while no source has answered, or a
+    /// check runs that has not said `full` yet, it can.
+    ///
+    /// ```swift
+    /// let update = try await NetworkReachabilityManager.shared.fetchUpdate()
+    /// if !update.onlineCanHold { print("no connectivity check runs here") }
+    /// ```
+    public var onlineCanHold: Bool {
+        guard interfaceVersion >= 2, !hasUnknownCheckRunner else { return true }
+        return ConnectivityCheckRunner.onlineCanHold(
+            status: status, backend: backend, runners: connectivityCheckRunners,
+            checked: path.connectivityChecked, pending: connectivityCheckPending)
+    }
     /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
     public var captivePortalURL: String = ""
     /// `LinkQuality`: how good the path's link is (Apple's `NWPath.linkQuality`); `.unknown` from
@@ -179,6 +198,15 @@ extension ReachabilityUpdate {
                 }
                 connmanState = details["connman-state"]?.unwrappingVariant.stringValue
                 connectivityCheckSource = details["check-source"]?.unwrappingVariant.stringValue
+                if case .array(_, let items)? = details["check-runners"]?.unwrappingVariant {
+                    let names = items.compactMap(\.stringValue)
+                    connectivityCheckRunners = names.compactMap(ConnectivityCheckRunner.init(rawValue:))
+                    // A check a newer reachd names and this library does not know still runs.
+                    hasUnknownCheckRunner = connectivityCheckRunners!.count < names.count
+                } else {
+                    connectivityCheckRunners = nil
+                    hasUnknownCheckRunner = false
+                }
                 if case .boolean(let pending)? = details["check-pending"]?.unwrappingVariant {
                     connectivityCheckPending = pending
                 } else {

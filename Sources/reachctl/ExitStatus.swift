@@ -16,7 +16,7 @@ enum ExitStatus: Int32 {
     /// reachd refused the request: invalid host, too many monitors, not supported by this reachd,
     /// or not allowed (a sandboxed app without network access).
     case refused = 4
-    /// `wait --level online` where no connectivity check runs: it can never hold here.
+    /// `wait --level online` where no connectivity check runs or can come: it can never hold here.
     case cannotEvaluate = 5
     /// A bad command line (ArgumentParser's and `main`'s own usage errors).
     case usage = 64
@@ -30,7 +30,7 @@ enum ExitStatus: Int32 {
         (.notReachable, "host: not reachable; wait: not reachable before the timeout"),
         (.serviceUnavailable, "the provider --service or REACHD_SERVICE chose cannot answer"),
         (.refused, "reachd refused (invalid host, monitor limit, not supported, not allowed)"),
-        (.cannotEvaluate, "wait: can never hold here (online, but no connectivity check runs)"),
+        (.cannotEvaluate, "wait: can never hold here (online, and no connectivity check can run)"),
         (.usage, "usage error (unknown command or option, value out of range)"),
         (.outputFailed, "could not write the answer to standard output (disk full, reader gone)"),
     ])
@@ -65,7 +65,7 @@ enum ExitStatus: Int32 {
         (.notReachable, "it does not: timed out, or at once with --timeout 0 or -x"),
         (.serviceUnavailable, "the chosen provider still cannot answer at the timeout"),
         (.refused, "reachd refused (invalid host, monitor limit, not allowed)"),
-        (.cannotEvaluate, "can never hold here (online, but no connectivity check runs)"),
+        (.cannotEvaluate, "can never hold here (online, and no connectivity check can run)"),
         (.usage, "usage error (a contradiction, a value out of range)"),
         (.outputFailed, "could not write to standard output (--json)"),
     ])

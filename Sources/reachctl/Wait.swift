@@ -9,10 +9,12 @@ extension Reachctl {
                 Levels, each implying the ones before: link (a link that can carry an Internet path \
                 has carrier), routable (Status is reachable: no portal, no connection required), dns \
                 (routable, and a configured DNS server has a path), online (dns, and a connectivity \
-                check is live and says full: NetworkManager's, or where NetworkManager does not check, \
+                check is live and says full: NetworkManager's, ConnMan's, or where neither checks, \
                 reachd's own, which [connectivity] uri=http://... in reachd.conf turns on; \
                 ~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one; \
-                in-process, REACHD_CONNECTIVITY_URI in the environment).
+                in-process, REACHD_CONNECTIVITY_URI in the environment). For online it waits \
+                while no source has answered and while a check has not said full yet; it exits 5 \
+                only where no check runs or can come.
 
                 Exits 0 as soon as the condition holds (at once if it already does), 1 if it does not \
                 before the timeout. --timeout 0 checks once without waiting (as nm-online; unlike \

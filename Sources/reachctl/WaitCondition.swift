@@ -57,15 +57,45 @@ struct WaitCondition: Equatable {
         return path.level >= level.networkLevel
     }
 
-    /// `online` needs a connectivity check that runs; without one it can never hold. A check
-    /// that is on but has not answered over this path yet (reachd's own, just started) runs:
-    /// its verdict is waited for. An interface's `online` also holds by systemd-networkd's word
-    /// while it is the source.
+    /// `online` needs a connectivity check that runs; where none does, and that is provable, it
+    /// can never hold (`ReachabilityUpdate.onlineCanHold`, the client library's rule). Before any
+    /// source answered, or while a check runs that has not said `full` yet (ConnMan `ready`,
+    /// NetworkManager's or reachd's own check pending), it waits. An interface's `online` also
+    /// holds by systemd-networkd's word while it is the source.
     func canBeSatisfied(by update: ReachabilityUpdate) -> Bool {
-        let asksOnline = interfaces.isEmpty ? level == .online
+        guard asksOnline(update) else { return true }
+        return update.onlineCanHold
+    }
+
+    private func asksOnline(_ update: ReachabilityUpdate) -> Bool {
+        interfaces.isEmpty ? level == .online
             : interfaces.contains { $0.level == .online && update.backend != .systemdNetworkd }
-        guard asksOnline, update.interfaceVersion >= 2, update.status != .unknown else { return true }
-        return update.path.connectivityChecked || update.connectivityCheckPending
+    }
+
+    /// What a wait for `online` that has not ended is waiting for, in words: the check or checks
+    /// that may still say `full`, and what each says now. Nil where `online` is not asked or holds.
+    func awaitedCheck(_ update: ReachabilityUpdate) -> String? {
+        guard asksOnline(update), NetworkPath(update).level != .online else { return nil }
+        guard update.status != .unknown else { return "waiting for reachd's first answer (no source has answered yet)" }
+        guard let runners = update.connectivityCheckRunners else { return nil }
+        let path = update.isReachable ? "" : "a path, then "
+        guard !runners.isEmpty else {
+            return "waiting for a network daemon or a path: none runs yet, and with neither no connectivity check runs "
+                + "(reachd's own check is off)"
+        }
+        let checks = runners.map { runner in
+            switch runner {
+            case .networkManager:
+                return "NetworkManager's check (it says \(update.connectivity.rawValue))"
+            case .connman:
+                return "ConnMan's online check (ConnMan says \(update.connmanState ?? "nothing yet"))"
+            case .reachd:
+                if update.connectivityCheckPending { return "reachd's own check (its first verdict over this path)" }
+                if update.connectivityCheckSource == "reachd" { return "reachd's own check (it says \(update.connectivity.rawValue))" }
+                return "reachd's own check"
+            }
+        }
+        return "waiting for " + path + checks.joined(separator: " or ")
     }
 
     /// Why the network's condition does not hold, for the line printed on failure. (A host's
@@ -84,6 +114,7 @@ struct WaitCondition: Equatable {
         } else {
             text += " (level is \(path.level.rawValue))"
         }
+        if let awaited = awaitedCheck(update) { text += "; " + awaited }
         return text
     }
 }

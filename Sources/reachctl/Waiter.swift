@@ -287,15 +287,21 @@ struct Waiter {
         return outcome(.notSatisfied(reason()))
     }
 
-    /// Exit 5's sentence: on exactly these machines NetworkManager does not check, and reachd's
-    /// own check is what `online` needs; where to turn it on (for the reachd that answered, or
-    /// reachd's engine in this process), and what to use meanwhile.
+    /// Exit 5's sentence: on exactly these machines no check runs and none can come (the source
+    /// says so: NetworkManager with its check off, systemd-networkd, the kernel alone with a
+    /// path), and reachd's own check is what `online` needs; where to turn it on (for the reachd
+    /// that answered, or reachd's engine in this process), and what to use meanwhile.
     private func cannotEvaluateText(_ update: ReachabilityUpdate) -> String {
         let turnOn = update.service == .inProcess
             ? "Turn it on for this process with REACHD_CONNECTIVITY_URI=http://... (no reachd shares this network namespace)"
             : "Turn it on with [connectivity] uri=http://... in \(ReachdConfigurationFiles.user) (a system reachd reads "
                 + "\(ReachdConfigurationFiles.system)) and restart reachd"
-        return "--level online needs a connectivity check, and none runs here: NetworkManager does not check, "
+        let source = switch update.backend {
+        case .networkmanager?: "NetworkManager does not check"
+        case .systemdNetworkd?: "systemd-networkd does not check connectivity"
+        default: "no network daemon runs here (the kernel's routes are the source)"
+        }
+        return "--level online needs a connectivity check, and none runs here: \(source), "
             + "and reachd's own check is off. \(turnOn); or use --level dns, or --host NAME"
     }
 

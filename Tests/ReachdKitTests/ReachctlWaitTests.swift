@@ -42,6 +42,47 @@ struct ReachctlWaitTests {
         }
     }
 
+    @Test("before any source answered, and while NetworkManager's check has not: online waits (never 5), the timeout names the check, and it exits 0 once the check says full")
+    func onlineWaitsForAPendingCheck() async throws {
+        try await withWorld(.absent) { world in
+            // NetworkManager checks, and has not answered yet.
+            for property in ["ConnectivityCheckEnabled", "ConnectivityCheckAvailable"] {
+                _ = try await world.networkManager.call(NetworkManagerMock.manager, NetworkManagerMock.mockInterface, "AddProperty",
+                                                        "ssv", NetworkManagerMock.name, property, "b", "true")
+            }
+            try await world.networkManager.setManager("Connectivity", "u", "0")
+            // Before reachd (the only provider chosen) is there at all: nothing answered, nothing to conclude.
+            let wait = try world.backgroundReachctl("wait", "--service", "session", "--level", "online", "--timeout", "60")
+            defer { wait.stop(SIGKILL) }
+            try await Task.sleep(for: .seconds(1))
+            #expect(!wait.hasExited, "no source has answered: it waits. \(wait.output)")
+
+            try await world.startService()
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let quick = try await world.reachctl("wait", "--level", "online", "--timeout", "1")
+            #expect(quick.status == 1, "NetworkManager's check may still say full: not 5. \(quick.transcript)")
+            #expect(quick.standardError.contains("waiting for NetworkManager's check (it says unknown)"), "\(quick.transcript)")
+            #expect(!quick.standardError.contains("is off"), "\(quick.transcript)")
+            #expect(!wait.hasExited, "still waiting for the check: \(wait.output)")
+
+            try await world.networkManager.setManager("Connectivity", "u", "4")
+            #expect(try await wait.child.exit(timeout: .seconds(15)) == 0, "\(wait.output)")
+        }
+    }
+
+    @Test("reachd's own check on (a URI set) beside a NetworkManager that does not check: online waits for it, and never says it is off")
+    func onlineWaitsForReachdsOwnCheck() async throws {
+        try await withWorld(.absent) { world in
+            // TEST-NET-1 port 9: the check's connection never completes, so its verdict stays pending.
+            try await world.startService(arguments: ["--connectivity-uri", "http://192.0.2.9:9/check"])
+            try await world.waitForServiceStatus(.reachableViaWiFi)
+            let result = try await world.reachctl("wait", "--level", "online", "--timeout", "2")
+            #expect(result.status == 1, "reachd's own check may still say full: not 5. \(result.transcript)")
+            #expect(result.standardError.contains("waiting for reachd's own check"), "\(result.transcript)")
+            #expect(!result.standardError.contains("is off"), "\(result.transcript)")
+        }
+    }
+
     @Test("NetworkManager DISCONNECTED: link holds (the uplink has carrier), routable does not; -x exits 1 at once")
     func linkHoldsWhileRoutableDoesNot() async throws {
         try await withWorld { world in

@@ -211,6 +211,87 @@ struct ChangeMergerTests {
         #expect(record.all.allSatisfy { !$0.hasPrefix("announce Not") }, "\(record.all)")
     }
 
+    /// The values the merger set and announced, in order.
+    final class Values: Sendable {
+        private let entries = Mutex<[PublishedReachability]>([])
+        func add(_ value: PublishedReachability) { entries.withLock { $0.append(value) } }
+        var all: [PublishedReachability] { entries.withLock { $0 } }
+    }
+
+    /// A kernel whose facts follow its path, as PathFactsReader's do: the path's gateway, IPv4,
+    /// DNS and eth0 with an Internet path while there is one.
+    static func mergerWithFacts(kernel: Kernel, delay: Duration, values: Values) -> ChangeMerger {
+        ChangeMerger(
+            settle: .zero, crossCheck: .init(overrides: true, delay: delay), logger: Logger(label: "test"),
+            kernelPaths: { () throws(RouteLookupFailure) in
+                let paths = try kernel.paths()
+                let usable = paths.ipv4.isUsable
+                return PathFactsReader.Reading(ipv4: paths.ipv4, ipv6: paths.ipv6, facts: PathFacts(
+                    supportsIPv4: usable, supportsDNS: usable, hasLink: true,
+                    gateways: paths.ipv4.isUsable ? paths.ipv4.gateway.map { [$0] } ?? [] : [],
+                    availableInterfaces: [.init(name: "eth0", type: .ethernet, hasInternetPath: usable)]))
+            },
+            start: { values.add($0) },
+            announce: { values.add($0) },
+            sourcesChanged: {})
+    }
+
+    /// Status, Level and Gateways as one published set shows them.
+    static func triple(_ value: PublishedReachability) -> String {
+        "\(value.statusString) \(value.level.rawValue) \(value.path.gateways)"
+    }
+
+    @Test func whileTheKernelsLossOfThePathWaitsOutTheDelayTheLastSnapshotStandsWhole() async throws {
+        let kernel = Kernel()
+        let values = Values()
+        let merger = Self.mergerWithFacts(kernel: kernel, delay: Self.delay, values: values)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        #expect(values.all.map(Self.triple) == ["Reachable via WiFi dns [\"192.0.2.1\"]"])
+        // The default route goes; NetworkManager still says CONNECTED_GLOBAL (R4 pending).
+        kernel.path.withLock { $0 = .none }
+        let lost = ContinuousClock.now
+        await merger.receive(.kernelChanged)
+        #expect(values.all.count == 1,
+                "nothing published while R4 waits: not Reachable beside no gateway and Level routable")
+        let deadline = ContinuousClock.now + Self.patience
+        while values.all.count < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(ContinuousClock.now - lost >= Self.delay)
+        #expect(values.all.map(Self.triple) == ["Reachable via WiFi dns [\"192.0.2.1\"]", "Not Reachable link []"],
+                "one change, from one decision (R4)")
+        // Every published set agrees with itself: reachable only with a path's facts.
+        for value in values.all where value.status.isReachable {
+            #expect(value.path.supportsIPv4 && !value.path.gateways.isEmpty)
+        }
+    }
+
+    @Test func aLossOfThePathBeforeTheFirstValueIsPublishedAtOnceNotAfterTheDelay() async {
+        let kernel = Kernel()
+        kernel.path.withLock { $0 = .none }
+        let values = Values()
+        let merger = Self.mergerWithFacts(kernel: kernel, delay: Self.delay, values: values)
+        await merger.receive(.networkManager(Self.snapshotWiFi))
+        let first = await merger.firstValue()
+        #expect(Self.triple(first) == "Not Reachable link []", "NetworkManager's CONNECTED_GLOBAL beside no path is not published")
+        #expect(first.source == .netlinkOverride)
+    }
+
+    @Test func anIPv4LinkLocalOnlyPathIsNotListedAsInternet() async {
+        let kernel = Kernel()
+        kernel.path.withLock {
+            $0 = KernelPath(verdict: .ok, route: RouteLookupResult(type: .unicast, hasGateway: false, outgoingInterface: "eth0",
+                                                                   medium: .ethernet, linkIsUp: true, isDefaultRoute: true),
+                            table: 254, source: "169.254.12.34")
+        }
+        let values = Values()
+        let merger = Self.mergerWithFacts(kernel: kernel, delay: Self.delay, values: values)
+        await merger.receive(.networkManager(nil))
+        let first = await merger.firstValue()
+        #expect(first.path.availableInterfaces == [PathFacts.AvailableInterface(name: "eth0", type: .ethernet, hasInternetPath: false)])
+        #expect(!first.path.supportsIPv4 && !first.path.supportsDNS)
+    }
+
     static let snapshotConnectingOverEth0 = NetworkManagerSnapshot(
         state: .connecting, connectivity: .none,
         devices: [NetworkManagerDevice(type: .ethernet, interface: "eth0", managed: true, state: .ipConfig)])

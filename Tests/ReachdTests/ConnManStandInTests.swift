@@ -124,8 +124,10 @@ struct ConnManStandInTests {
             // In-process (no reachd on any bus the app shares), the same engine reads ConnMan itself.
             let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
                 .appendingPathComponent("reachctl").path
-            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["--service", "in-process", "status", "--json"])
-            let inProcess = try await runTool(tool, arguments, environment: [
+            // `ip netns exec` mounts the namespace's own /sys, where the engine reads its links'
+            // carrier (nsenter --net keeps the machine's: every link would read as down).
+            let inProcess = try await runTool("/usr/sbin/ip", ["netns", "exec", try namespaces.value("CLIENT_NETNS"), reachctl,
+                                                              "--service", "in-process", "status", "--json"], environment: [
                 "DBUS_SYSTEM_BUS_ADDRESS": try namespaces.value("SYSTEM_BUS_ADDRESS"), "LANG": "C", "LC_ALL": "C"])
             #expect(inProcess.standardOutput.contains("\"backend\":\"connman\""), "\(inProcess.transcript)")
             #expect(inProcess.standardOutput.contains("\"interfaceType\":\"wwan\""), "\(inProcess.transcript)")
@@ -194,6 +196,35 @@ struct ConnManStandInTests {
             try await Self.expectProperties([
                 "Status": "i 2", "Flags": "u 2", "InterfaceType": "s \"ethernet\"", "Interface": "s \"\(link)\"",
             ], after: "the VPN down", reachd: reachd)
+        }
+    }
+
+    @Test("reachctl wait --level online waits while ConnMan connects and while it is ready (its check pending), exits 0 at online; a timeout names ConnMan's check")
+    func waitForOnlineAcrossConnMansCheck() async throws {
+        try await Self.withStandIn { namespaces, reachd, set in
+            let link = try namespaces.value("CLIENT_IF")
+            let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent()
+                .appendingPathComponent("reachctl").path
+            let environment = ["DBUS_SESSION_BUS_ADDRESS": reachd.session.address, "LANG": "C", "LC_ALL": "C"]
+            try await set(#"{"State":"idle","Services":[{"id":"ethernet_1","Type":"ethernet","State":"configuration","Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["Backend": "s \"connman\"", "Status": "i 0"], after: "ethernet connecting", reachd: reachd)
+            let (tool, arguments) = reachd.inItsNamespace(reachctl, ["wait", "--level", "online", "--timeout", "60"])
+            let wait = try BackgroundTool(tool, arguments, environment: environment)
+            defer { wait.stop(SIGKILL) }
+            try await Task.sleep(for: .seconds(1))
+            #expect(!wait.hasExited, "waits while ConnMan connects: \(wait.output)")
+
+            try await set(#"{"State":"ready","Services":[{"id":"ethernet_1","Type":"ethernet","State":"ready","Interface":"\#(link)"}]}"#)
+            try await Self.expectProperties(["Status": "i 2", "Connectivity": "s \"unknown\""], after: "ethernet ready", reachd: reachd)
+            let (quickTool, quickArguments) = reachd.inItsNamespace(reachctl, ["wait", "--level", "online", "--timeout", "1"])
+            let quick = try await runTool(quickTool, quickArguments, environment: environment)
+            #expect(quick.status == 1, "ConnMan's check may still pass: not 5. \(quick.transcript)")
+            #expect(quick.standardError.contains("waiting for ConnMan's online check (ConnMan says ready)"), "\(quick.transcript)")
+            #expect(!quick.standardError.contains("is off"), "\(quick.transcript)")
+            #expect(!wait.hasExited, "waits while ConnMan is ready: \(wait.output)")
+
+            try await set(#"{"State":"online","Services":[{"id":"ethernet_1","Type":"ethernet","State":"online","Interface":"\#(link)"}]}"#)
+            #expect(try await wait.child.exit(timeout: .seconds(20)) == 0, "\(wait.output)\n\(reachd.standardError.suffix(2000))")
         }
     }
 }

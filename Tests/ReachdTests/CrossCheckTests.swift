@@ -154,6 +154,44 @@ struct CrossCheckTests {
         }
     }
 
+    @Test("the default route gone while NetworkManager says CONNECTED_GLOBAL: through the delay Status, Level and Gateways stay one snapshot, then change together (R4)")
+    func theOverrideDelayShowsOneSnapshotAtATime() async throws {
+        try await withLab { lab, _ in
+            try await lab.waitFor(Seen(status: 2, flags: 0x2, interface: "rv0", source: "networkmanager-refined", reason: ""))
+            /// Status, Level and Gateways from one GetPath: one reply, so one published set.
+            func sample() async throws -> String {
+                // From reachd's namespace: GetPath answers no caller of another.
+                let result = try await runToolChecked("/usr/bin/nsenter", [
+                    "--net=/proc/\(lab.reachd.pid)/ns/net", "busctl", "--address=\(lab.session.address)", "--json=short", "call",
+                    ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface, "GetPath"])
+                guard let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+                      let path = (object["data"] as? [Any])?.first as? [String: Any] else {
+                    throw TestFailure("GetPath printed no a{sv}: \(result.transcript)")
+                }
+                func value(_ name: String) -> Any? { (path[name] as? [String: Any])?["data"] }
+                let gateways = (value("Gateways") as? [String]) ?? []
+                return "\(value("Status") ?? "?") \(value("Level") ?? "?") \(gateways)"
+            }
+            let before = try await sample()
+            #expect(before.hasPrefix("2 ") && before.contains("192.0.2.1"), "\(before)")
+            let removed = ContinuousClock.now
+            try await lab.ip("route", "del", "default")
+            var seen: [String] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let now = try await sample()
+                if seen.last != now { seen.append(now) }
+                if now.hasPrefix("0 ") { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let took = ContinuousClock.now - removed
+            #expect(took >= Self.delay, "debounced: \(took)")
+            #expect(seen.count == 2 && seen.first == before && seen.last?.hasPrefix("0 ") == true && seen.last?.hasSuffix(" []") == true,
+                    "the set before, then the override's, nothing between: \(seen)")
+            #expect(!seen.contains { $0.hasPrefix("2 routable []") }, "never Reachable, routable and no gateway: \(seen)")
+        }
+    }
+
     @Test("ASLEEP (networking off) over an intact path is never overridden (R2)")
     func asleepIsNeverOverridden() async throws {
         try await withLab { lab, mock in

@@ -62,7 +62,7 @@ package final class ReachdEngine: Sendable {
             logger: logger, sink: hostSink, portal: { current.value.connectivity == .portal },
             networkIsUp: { current.value.status.isReachable })
         self.hosts = hosts
-        checker = ConnectivityChecker()
+        checker = ConnectivityChecker(current: { current.value })
         merger = ChangeMerger(
             settle: configuration.settle,
             crossCheck: .init(overrides: configuration.overrides, delay: configuration.overrideDelay), logger: logger,
