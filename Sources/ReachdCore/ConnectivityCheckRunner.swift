@@ -32,9 +32,11 @@ public enum ConnectivityCheckRunner: String, Sendable, Hashable, CaseIterable {
 
     /// Whether `Level` `online` can still come, judged on what the service publishes. It cannot
     /// only where that is provable: a source has answered, no check runs (`runners` empty), and
-    /// the source is a daemon that would say so (NetworkManager with its check off,
-    /// systemd-networkd), or the kernel alone with a usable path. The kernel alone without a
-    /// path is a machine still booting (a network daemon may yet start): `online` may come.
+    /// the source is a daemon that says so (NetworkManager with its check off, systemd-networkd).
+    /// The kernel alone proves nothing while a system bus is watched: it is also a device's boot
+    /// before its network daemon starts (reachd is activated by an early client; NetworkManager
+    /// or ConnMan come seconds later, with their checks), so a wait there waits, and its timeout
+    /// says what for. Without a system bus (`no-system-bus`: a container) no daemon can come.
     /// Without `runners` (a reachd older than the key), the check's own facts decide as before.
     ///
     /// | status | runners | source | can hold |
@@ -42,17 +44,18 @@ public enum ConnectivityCheckRunner: String, Sendable, Hashable, CaseIterable {
     /// | unknown | any | any | yes: nothing answered yet |
     /// | known | not empty | any | yes: a check runs (its verdict may be pending) |
     /// | known | empty | NetworkManager, systemd-networkd | no |
-    /// | known | empty | the kernel, reachable | no |
-    /// | known | empty | the kernel, not reachable | yes: a daemon may start |
+    /// | known | empty | the kernel alone, a system bus watched | yes: a network daemon may still start |
+    /// | known | empty | the kernel alone, no system bus | no |
     /// | known | absent | any | `checked` or `pending` (an older reachd) |
     public static func onlineCanHold(status: NetworkReachabilityStatus, backend: Backend?,
-                                     runners: [ConnectivityCheckRunner]?, checked: Bool, pending: Bool) -> Bool {
+                                     runners: [ConnectivityCheckRunner]?, checked: Bool, pending: Bool,
+                                     systemBusWatched: Bool = true) -> Bool {
         guard status != .unknown else { return true }
         guard let runners else { return checked || pending }
         if !runners.isEmpty || checked { return true }
         switch backend {
         case .networkmanager?, .systemdNetworkd?: return false
-        case .netlink?, nil: return !status.isReachable
+        case .netlink?, nil: return systemBusWatched
         case .connman?: return true  // ConnMan always checks; not reached with an empty list
         }
     }

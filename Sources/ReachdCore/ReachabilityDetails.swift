@@ -71,6 +71,10 @@ public struct ReachabilityDetails: Sendable, Hashable {
     /// does, so that `online` can never hold (`ConnectivityCheckRunner.onlineCanHold`). Set
     /// whenever a source has answered.
     public var checkRunners: [ConnectivityCheckRunner]?
+    /// `no-system-bus`: there is no system bus to watch (none configured, none reachable, or it
+    /// went away), so no network daemon, and no check of one, can ever come: with the kernel
+    /// alone that makes `online` provably out of reach. True, else left out.
+    public var noSystemBus: Bool?
     /// `check-uri`, `check-http-status`, `check-usec`: reachd's own check, its URI, the HTTP status it
     /// was answered (nil without an answer) and when it ended (CLOCK_MONOTONIC, µs; changes of this
     /// key alone are not announced).

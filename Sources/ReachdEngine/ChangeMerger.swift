@@ -53,6 +53,9 @@ actor ChangeMerger {
         case reachdCheck(CheckPaths.PathKey, ConnectivityCheckResult)
         /// A change of link quality held back (`LinkQualityHold`) may be published now.
         case linkQualityTimer
+        /// There is no system bus to watch (none configured or reachable, or it went away): no
+        /// network daemon can come, which makes `online` provably out of reach with the kernel alone.
+        case noSystemBus
     }
 
     /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
@@ -108,6 +111,7 @@ actor ChangeMerger {
     /// The override in effect, for the log lines that mark its start and end.
     private var overriding: ReachabilityDecision.Rule?
     /// Link quality as published, and the timer armed while a change of it is held back.
+    private var noSystemBus = false
     private var linkQuality = LinkQualityHold()
     private var linkQualityTimer: Task<Void, Never>?
     /// The kernel's measurements of the path's link, until the kernel says something changed
@@ -172,6 +176,9 @@ actor ChangeMerger {
             linkQualityTimer = nil
             guard heardNetworkManager else { return }
             return await recompute()
+        case .noSystemBus:
+            noSystemBus = true
+            guard heardNetworkManager else { return }
         }
         let started = computed != nil
         await recompute()
@@ -247,6 +254,7 @@ actor ChangeMerger {
             // it never will (contract 6, §2).
             value.details.checkRunners = ConnectivityCheckRunner.running(
                 networkManager: networkManager, connman: connman, reachdCheckConfigured: checkPaths != nil)
+            if noSystemBus { value.details.noSystemBus = true }
             if connmanChecked {
                 value.details.checkSource = "connman"
             } else if pathsToCheck.networkManagerChecks {

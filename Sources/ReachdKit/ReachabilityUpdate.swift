@@ -60,6 +60,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     public var connectivityCheckRunners: [ConnectivityCheckRunner]?
     /// `check-runners` named a check this library does not know (a newer reachd's): it runs.
     var hasUnknownCheckRunner = false
+    /// The service watches a system bus, where a network daemon may yet start (`Details`'
+    /// `no-system-bus` is absent).
+    public var systemBusWatched = true
     /// Whether `Level` `online` can still come: false only where no check runs and that is
     /// provable (`ConnectivityCheckRunner.onlineCanHold`); while no source has answered, or a
     /// check runs that has not said `full` yet, it can.
@@ -72,7 +75,7 @@ public struct ReachabilityUpdate: Sendable, Hashable {
         guard interfaceVersion >= 2, !hasUnknownCheckRunner else { return true }
         return ConnectivityCheckRunner.onlineCanHold(
             status: status, backend: backend, runners: connectivityCheckRunners,
-            checked: path.connectivityChecked, pending: connectivityCheckPending)
+            checked: path.connectivityChecked, pending: connectivityCheckPending, systemBusWatched: systemBusWatched)
     }
     /// `CaptivePortalURL`: behind a portal reachd's own check found, the login page; `""` otherwise.
     public var captivePortalURL: String = ""
@@ -207,6 +210,7 @@ extension ReachabilityUpdate {
                     connectivityCheckRunners = nil
                     hasUnknownCheckRunner = false
                 }
+                systemBusWatched = details["no-system-bus"]?.unwrappingVariant != .boolean(true)
                 if case .boolean(let pending)? = details["check-pending"]?.unwrappingVariant {
                     connectivityCheckPending = pending
                 } else {

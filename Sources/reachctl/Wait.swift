@@ -13,8 +13,10 @@ extension Reachctl {
                 reachd's own, which [connectivity] uri=http://... in reachd.conf turns on; \
                 ~/.config/reachd/reachd.conf for your reachd, /etc/reachd/reachd.conf for a system one; \
                 in-process, REACHD_CONNECTIVITY_URI in the environment). For online it waits \
-                while no source has answered and while a check has not said full yet; it exits 5 \
-                only where no check runs or can come.
+                while no source has answered, while a check has not said full yet, and while only \
+                the kernel answers beside a system bus (a network daemon may yet start: a boot); it \
+                exits 5 only where a network daemon that does not check is the source, or there is \
+                no system bus at all, and no check URI is set.
 
                 Exits 0 as soon as the condition holds (at once if it already does), 1 if it does not \
                 before the timeout. --timeout 0 checks once without waiting (as nm-online; unlike \

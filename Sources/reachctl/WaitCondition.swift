@@ -80,8 +80,9 @@ struct WaitCondition: Equatable {
         guard let runners = update.connectivityCheckRunners else { return nil }
         let path = update.isReachable ? "" : "a path, then "
         guard !runners.isEmpty else {
-            return "waiting for a network daemon or a path: none runs yet, and with neither no connectivity check runs "
-                + "(reachd's own check is off)"
+            // Only the kernel answers (a daemon that does not check ends the wait with exit 5).
+            return "waiting for a network daemon with a connectivity check (NetworkManager, ConnMan) to start: "
+                + "none runs here yet, and reachd's own check is off ([connectivity] uri=)"
         }
         let checks = runners.map { runner in
             switch runner {

@@ -288,8 +288,8 @@ struct Waiter {
     }
 
     /// Exit 5's sentence: on exactly these machines no check runs and none can come (the source
-    /// says so: NetworkManager with its check off, systemd-networkd, the kernel alone with a
-    /// path), and reachd's own check is what `online` needs; where to turn it on (for the reachd
+    /// says so: NetworkManager with its check off, systemd-networkd; or no system bus, so none
+    /// can come), and reachd's own check is what `online` needs; where to turn it on (for the reachd
     /// that answered, or reachd's engine in this process), and what to use meanwhile.
     private func cannotEvaluateText(_ update: ReachabilityUpdate) -> String {
         let turnOn = update.service == .inProcess
@@ -299,7 +299,7 @@ struct Waiter {
         let source = switch update.backend {
         case .networkmanager?: "NetworkManager does not check"
         case .systemdNetworkd?: "systemd-networkd does not check connectivity"
-        default: "no network daemon runs here (the kernel's routes are the source)"
+        default: "there is no system bus here, so no network daemon can come with a check"
         }
         return "--level online needs a connectivity check, and none runs here: \(source), "
             + "and reachd's own check is off. \(turnOn); or use --level dns, or --host NAME"

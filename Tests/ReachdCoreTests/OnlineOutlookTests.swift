@@ -42,7 +42,7 @@ struct OnlineOutlookTests {
         (.reachableViaWiFi, .networkmanager, [], false, false, false),  // NetworkManager's check off
         (.notReachable, .networkmanager, [], false, false, false),
         (.reachableViaWiFi, .systemdNetworkd, [], false, false, false),
-        (.reachableViaWiFi, .netlink, [], false, false, false),  // the kernel alone, with a path
+        (.reachableViaWiFi, .netlink, [], false, false, true),  // the kernel alone, with a path: a daemon may start (boot)
         (.notReachable, .netlink, [], false, false, true),  // the kernel alone, no path: a daemon may start
         (.reachableViaWiFi, .networkmanager, nil, false, false, false),  // an older reachd: its facts as before
         (.reachableViaWiFi, .networkmanager, nil, false, true, true),
@@ -52,5 +52,18 @@ struct OnlineOutlookTests {
                  checked: Bool, pending: Bool, expected: Bool) {
         #expect(ConnectivityCheckRunner.onlineCanHold(status: status, backend: backend, runners: runners,
                                                       checked: checked, pending: pending) == expected)
+    }
+
+    /// A boot: reachd is activated before NetworkManager or ConnMan, and only the kernel answers;
+    /// in a container there is no system bus, and no daemon can ever come.
+    @Test func theKernelAloneProvesNothingWhileASystemBusIsWatched() {
+        for status in [NetworkReachabilityStatus.reachableViaWiFi, .notReachable] {
+            #expect(ConnectivityCheckRunner.onlineCanHold(status: status, backend: .netlink, runners: [], checked: false,
+                                                          pending: false, systemBusWatched: true))
+            #expect(!ConnectivityCheckRunner.onlineCanHold(status: status, backend: .netlink, runners: [], checked: false,
+                                                           pending: false, systemBusWatched: false))
+            #expect(ConnectivityCheckRunner.onlineCanHold(status: status, backend: .netlink, runners: [.reachd], checked: false,
+                                                          pending: false, systemBusWatched: false), "reachd's own check runs")
+        }
     }
 }

@@ -179,6 +179,7 @@ package final class ReachdEngine: Sendable {
                                      networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
                                      connmanResyncs: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
         guard configuration.usesSystemBus else {
+            await merger.receive(.noSystemBus)
             await merger.receive(.networkManager(nil))
             return
         }
@@ -191,6 +192,7 @@ package final class ReachdEngine: Sendable {
             }
         } catch {
             logger.warning("no system bus (\(error)); following the kernel's routes")
+            await merger.receive(.noSystemBus)
             await merger.receive(.networkManager(nil))
             return
         }
@@ -210,6 +212,7 @@ package final class ReachdEngine: Sendable {
             }
         } catch {
             logger.error("watching NetworkManager failed: \(error)")
+            await merger.receive(.noSystemBus)
             await merger.receive(.networkManager(nil))
         }
         await system.close()
