@@ -175,6 +175,19 @@ final class ChurnLab: Sendable {
         return try ChildProcess(tool, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": session.address, "LANG": "C", "LC_ALL": "C"])
     }
 
+    /// Until `wait` has looked (it is on reachd's bus, or it has already answered): the cell's
+    /// change comes after its beginning, not in a race with reachctl's start.
+    func waitHasStarted(_ wait: ChildProcess) async throws {
+        try await eventually(timeout: .seconds(20), "reachctl wait (pid \(wait.pid)) is on the bus: \(wait.standardError)") {
+            if wait.poll() != nil { return true }
+            let list = try await runToolChecked("busctl", ["--address=\(session.address)", "list", "--unique", "--no-legend"]).standardOutput
+            return list.split(separator: "\n").contains { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count > 1 && fields[1] == "\(wait.pid)"
+            }
+        }
+    }
+
     func reachdProperties(_ names: [String]) async throws -> [String] {
         try await runToolChecked("busctl", ["--address=\(session.address)", "get-property", ReachdProcess.busName,
                                             ReachdProcess.path, ReachdProcess.interface] + names)

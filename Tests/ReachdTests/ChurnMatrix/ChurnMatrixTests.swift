@@ -112,6 +112,7 @@ struct ChurnMatrixTests {
         let mark = lab.monitorMark
         let wait = try lab.startWait(reachd)
         defer { wait.stop(SIGKILL); wait.removeOutput() }
+        try await lab.waitHasStarted(wait)
         let latency = try await change()
         result.latency = latency
         #expect(latency < .seconds(1), "\(name): reachd's answer came \(latency) after the daemon's own\n\(reachd.standardError.suffix(3000))")
