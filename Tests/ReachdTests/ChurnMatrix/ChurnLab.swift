@@ -158,6 +158,13 @@ final class ChurnLab: Sendable {
         try ChildProcess(source.harness, [action, directory])
     }
 
+    /// The client's link as at boot, before any daemon configured it: up, with no address or route.
+    func unconfigureLink() async throws {
+        let namespace = try value("CLIENT_NETNS"), link = try value("CLIENT_IF")
+        try await runToolChecked("/usr/sbin/ip", ["-n", namespace, "route", "flush", "dev", link])
+        try await runToolChecked("/usr/sbin/ip", ["-n", namespace, "address", "flush", "dev", link])
+    }
+
     var reachdArguments: [String] {
         source.reachdChecks ? ["--connectivity-uri", "http://\(environment["PEER_ADDR"] ?? ""):8080/check"] : []
     }

@@ -59,9 +59,11 @@ struct ChurnMatrixTests {
                 })
                 return
             }
-            // Reachd first: a boot, where reachd runs before the daemon (stopped after `up`: ConnMan
-            // takes its link's configuration with it, as a boot has none).
+            // Reachd first: a boot, where reachd runs before the daemon (stopped after `up`) and the
+            // link has no configuration yet (ConnMan takes its own with it; NetworkManager and
+            // networkd leave theirs, which a boot would not have: flushed).
             try await lab.harness(source.stop)
+            try await lab.unconfigureLink()
             var reachd = try await lab.startReachd()
             defer { reachd.stop() }
             results.append(try await cell("\(source) × reachd first", lab, reachd) {
