@@ -16,7 +16,7 @@
 # bench_daemon_restart_one SOURCE: one source's measurement in the background; writes
 # $BS_WORK/restart.SOURCE.calls (the count, or nothing) and .why (what went wrong, if anything).
 bench_daemon_restart_one() {
-    local source="$1" harness backend stop start options=() dir="$BS_WORK/restart-$1"
+    local source="$1" harness backend stop start options=() dir
     case "$source" in
         connman) harness=connman-netns; backend='"connman"'; stop=stop-connman; start=start-connman ;;
         networkd) harness=networkd-netns; backend='"systemd-networkd"'; stop=stop-networkd; start=start-networkd ;;
@@ -25,7 +25,10 @@ bench_daemon_restart_one() {
     harness="$BS_ROOT/Scripts/harness/$harness"
     local out="$BS_WORK/restart.$source"
     : >"$out.calls"; : >"$out.why"
-    mkdir "$dir"
+    # Not under $BS_WORK (0700): networkd runs as systemd-network and must reach DIR/sysbus/bus.
+    dir="$(mktemp -d "/tmp/reachd-restart-$source.XXXXXX")"
+    chmod 0755 "$dir"
+    echo "$dir" >"$out.dir"  # for bs_cleanup, should the bench be interrupted
     # Once more if up fails (it takes itself down): three labs coming up at once on a busy machine.
     if ! CONNMAN_NETNS_TIMEOUT=90 NETWORKD_NETNS_TIMEOUT=60 NM_NETNS_TIMEOUT=60 "$harness" "${options[@]}" up "$dir" >/dev/null 2>"$dir.up.err" \
         && ! CONNMAN_NETNS_TIMEOUT=90 NETWORKD_NETNS_TIMEOUT=60 NM_NETNS_TIMEOUT=60 "$harness" "${options[@]}" up "$dir" >/dev/null 2>>"$dir.up.err"; then
@@ -63,6 +66,7 @@ bench_daemon_restart_one() {
     wait "$pid" 2>/dev/null || true
     rm -rf "$session_dir"
     "$harness" down "$dir" >/dev/null 2>&1 || true
+    rm -rf "$dir" "$dir.up.err"
 }
 
 bench_daemon_restarts() {
