@@ -20,6 +20,16 @@ bs_cleanup() {
         kill -9 "$pid" 2>/dev/null || true
     done
     if [ -n "${BS_CONNMAN_DIR:-}" ]; then "$BS_ROOT/Scripts/harness/connman-netns" down "$BS_CONNMAN_DIR" >/dev/null 2>&1 || true; fi
+    # The daemon-restart rows' labs (Scripts/benchsupport/daemon-restart.sh), should they be interrupted.
+    local source lab
+    for source in connman:connman-netns networkd:networkd-netns networkmanager:nm-netns; do
+        lab="$(cat "${BS_WORK:-/nonexistent}/restart.${source%%:*}.dir" 2>/dev/null || true)"
+        [ -n "$lab" ] && [ -d "$lab" ] || continue
+        # shellcheck disable=SC2046
+        kill $(cat "$BS_WORK/restart.${source%%:*}.pids" 2>/dev/null) 2>/dev/null || true
+        "$BS_ROOT/Scripts/harness/${source#*:}" down "$lab" >/dev/null 2>&1 || true
+        rm -rf "$lab" "$lab.up.err"
+    done
     for dir in "${BS_DIRS[@]}"; do rm -rf "$dir"; done
     for ns in "${BS_NETNS[@]}"; do ip netns delete "$ns" 2>/dev/null || true; done
 }

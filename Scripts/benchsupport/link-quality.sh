@@ -17,7 +17,7 @@ bench_link_quality() {
     local what_stable="LinkQuality: idle ${idle} s on a steady Wi-Fi signal: system calls (strace -c -f)"
     local what_announced="LinkQuality: ${flutter_s} s of a signal fluttering within the band: changes announced"
     local what_per_signal="LinkQuality: system calls per fluttering signal (strace -c -f over the same ${flutter_s} s)"
-    say "(n) link quality: a Wi-Fi access point's Strength, steady for ${idle} s, then fluttering for ${flutter_s} s"
+    say "(o) link quality: a Wi-Fi access point's Strength, steady for ${idle} s, then fluttering for ${flutter_s} s"
     local nm=org.freedesktop.NetworkManager manager=/org/freedesktop/NetworkManager
     bs_bus system YL
     bs_bus session SL

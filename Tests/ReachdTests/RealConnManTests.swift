@@ -56,32 +56,11 @@ struct RealConnManTests {
         }
     }
 
-    /// connmand processes outside the test namespaces (the named `reachd-*` ones the harnesses
-    /// make): there must be none, before and after, since a connmand anywhere else manages the
-    /// interfaces of the machine (or of the suite's own namespace). PID 1's namespace is not
-    /// readable in every container, so the test namespaces are what is allowed, not the machine's
-    /// what is refused. A connmand the harness started (`-i rdc-ID`: that test interface and
-    /// nothing else) is another suite's when its namespace is not named here: another clone's
-    /// run names its namespaces in a mount namespace of its own.
-    static func connmandsOutsideTestNamespaces() -> [String] {
-        let files = FileManager.default
-        let allowed = Set(((try? files.contentsOfDirectory(atPath: "/run/netns")) ?? []).filter { $0.hasPrefix("reachd-") }
-            .compactMap { name -> String? in
-                guard let inode = (try? files.attributesOfItem(atPath: "/run/netns/" + name))?[.systemFileNumber] as? UInt64
-                else { return nil }
-                return "net:[\(inode)]"
-            })
-        let pids = (try? files.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
-        return pids.filter { pid in
-            let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            guard name == "connmand", let namespace = try? files.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/net")
-            else { return false }  // a zombie has no namespace: nothing runs
-            let arguments = ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").split(separator: "\0")
-            if zip(arguments, arguments.dropFirst()).contains(where: { $0 == "-i" && $1.hasPrefix("rdc-") }) { return false }
-            return !allowed.contains(namespace)
-        }
-    }
+    /// connmand processes where they would manage interfaces the tests rely on: in the machine's
+    /// network namespace or the suite's own (`DaemonsInTheWay`, the rule the harness's `down`
+    /// applies too). One in any other namespace (a container's, another clone's suite) manages
+    /// that namespace alone, and the suite runs beside it.
+    static func connmandsInTheWay() throws -> [DaemonsInTheWay.Found] { try DaemonsInTheWay.find(["connmand"]) }
 
     static func withReachdOverConnMan(
         options: [String] = [], reachdArguments: [String] = [],
@@ -94,9 +73,9 @@ struct RealConnManTests {
         guard access("/usr/sbin/connmand", X_OK) == 0 else {
             throw TestFailure("/usr/sbin/connmand is missing: install Debian's connman package without starting it (Scripts/test does, from Scripts/lib/common.sh)")
         }
-        let strays = Self.connmandsOutsideTestNamespaces()
+        let strays = try Self.connmandsInTheWay()
         guard strays.isEmpty else {
-            throw TestFailure("a connmand runs outside any test namespace (pids \(strays)): it manages this machine's interfaces; stop it before testing")
+            throw TestFailure("a connmand manages interfaces the tests rely on: \(strays); stop it before testing")
         }
         // Short: the bus socket's path must fit a sockaddr_un.
         let directory = "/tmp/rcm-\(UUID().uuidString.prefix(8))"
@@ -124,8 +103,8 @@ struct RealConnManTests {
                 }
             }
         }
-        let left = Self.connmandsOutsideTestNamespaces()
-        #expect(left.isEmpty, "a connmand was left running outside a test namespace: pids \(left)")
+        let left = try Self.connmandsInTheWay()
+        #expect(left.isEmpty, "a connmand was left running in the machine's or the suite's namespace: \(left)")
     }
 
     static func readEnvironment(_ directory: String) throws -> [String: String] {
