@@ -9,6 +9,14 @@ import Testing
 /// and an analytics SDK's publisher reading iOS 26's `linkQuality` builds and runs.
 @Suite("Apple's Network code from real apps, on Linux", .timeLimit(.minutes(3)))
 struct RealAppCodeTests {
+    /// What ConnectionTypeObserver called the connection, each time (`type=…`).
+    static func labels(_ app: ChildProcess) -> [String] { AppleFixture.lines(of: "label", in: app) }
+
+    /// The status of the filtered monitor's last path.
+    static func lastStatus(_ app: ChildProcess) -> String? {
+        AppleFixture.lines(of: "filtered", in: app).last.flatMap { AppleFixture.field("status", of: $0) }
+    }
+
     @Test("a monitor that excludes the only (wired) link describes nothing of it: no type, family, DNS, gateway, cost or interface; code branching on usesInterfaceType says offline")
     func filteredMonitorsDescribeOnlyWhatTheyAccept() async throws {
         try await withAppleNamespace { namespace in
@@ -16,12 +24,10 @@ struct RealAppCodeTests {
             let wired = try namespace.process(AppleFixture.executable, ["--required", "wiredEthernet"])
             let apps = try excluding.map { try namespace.process(AppleFixture.executable, $0) }
             defer { for app in apps + [wired] { app.stop(SIGKILL); app.removeOutput() } }
-            func labels(_ app: ChildProcess) -> [String] { AppleFixture.lines(of: "label", in: app) }
 
             // The accepting monitor sees the wired path, and its code labels it.
             try await eventually(timeout: .seconds(20), "the wired monitor is satisfied:\n\(wired.standardOutput)\(wired.standardError)") {
-                AppleFixture.lines(of: "filtered", in: wired).last.flatMap { AppleFixture.field("status", of: $0) } == "satisfied"
-                    && labels(wired).last == "type=ethernet"
+                Self.lastStatus(wired) == "satisfied" && Self.labels(wired).last == "type=ethernet"
             }
             let accepted = AppleFixture.lines(of: "filtered", in: wired).last ?? ""
             #expect(AppleFixture.field("uses", of: accepted) == "wiredEthernet" && AppleFixture.field("ipv4", of: accepted) == "1"
@@ -30,14 +36,16 @@ struct RealAppCodeTests {
             // Every excluding monitor has had its first answer, then a change of the wired path.
             for app in apps {
                 try await eventually(timeout: .seconds(20), "an answer and a label:\n\(app.standardOutput)\(app.standardError)") {
-                    !AppleFixture.lines(of: "filtered", in: app).isEmpty && !labels(app).isEmpty
+                    !AppleFixture.lines(of: "filtered", in: app).isEmpty && !Self.labels(app).isEmpty
                 }
             }
             try await namespace.deleteDefaultRoute()
+            try await eventually(timeout: .seconds(10), "the wired monitor follows the route away:\n\(wired.standardOutput)") {
+                Self.lastStatus(wired) == "unsatisfied"
+            }
             try await namespace.restoreDefaultRoute()
             try await eventually(timeout: .seconds(10), "the wired monitor follows the route back:\n\(wired.standardOutput)") {
-                AppleFixture.lines(of: "filtered", in: wired).count >= 3
-                    && AppleFixture.lines(of: "filtered", in: wired).last.flatMap { AppleFixture.field("status", of: $0) } == "satisfied"
+                Self.lastStatus(wired) == "satisfied"
             }
             for (app, arguments) in zip(apps, excluding) {
                 let lines = AppleFixture.lines(of: "filtered", in: app)
@@ -47,7 +55,7 @@ struct RealAppCodeTests {
                         #expect(AppleFixture.field(field, of: line) == nothing, "\(arguments) \(field): \(line)")
                     }
                 }
-                #expect(labels(app).allSatisfy { $0 == "type=offline" }, "\(arguments): \(labels(app))")
+                #expect(Self.labels(app).allSatisfy { $0 == "type=offline" }, "\(arguments): \(Self.labels(app))")
             }
         }
     }
