@@ -47,17 +47,22 @@ struct RealAppCodeTests {
             try await eventually(timeout: .seconds(10), "the wired monitor follows the route back:\n\(wired.standardOutput)") {
                 Self.lastStatus(wired) == "satisfied"
             }
-            for (app, arguments) in zip(apps, excluding) {
-                let lines = AppleFixture.lines(of: "filtered", in: app)
-                for line in lines {
-                    for (field, nothing) in [("status", "unsatisfied"), ("uses", ""), ("interfaces", ""), ("gateways", ""),
-                                             ("ipv4", "0"), ("ipv6", "0"), ("dns", "0"), ("expensive", "0"), ("constrained", "0")] {
-                        #expect(AppleFixture.field(field, of: line) == nothing, "\(arguments) \(field): \(line)")
-                    }
-                }
-                #expect(Self.labels(app).allSatisfy { $0 == "type=offline" }, "\(arguments): \(Self.labels(app))")
+            for index in apps.indices {
+                Self.expectNothingOfTheWiredLink(apps[index], excluding[index])
             }
         }
+    }
+
+    /// Every path `app` printed is unsatisfied and empty, and its label offline.
+    static func expectNothingOfTheWiredLink(_ app: ChildProcess, _ arguments: [String]) {
+        let expected = ["status": "unsatisfied", "uses": "", "interfaces": "", "gateways": "", "ipv4": "0", "ipv6": "0",
+                        "dns": "0", "expensive": "0", "constrained": "0"]
+        for line in AppleFixture.lines(of: "filtered", in: app) {
+            let seen = expected.keys.reduce(into: [String: String]()) { $0[$1] = AppleFixture.field($1, of: line) ?? "?" }
+            #expect(seen == expected, "\(arguments): \(line)")
+        }
+        let labels = Self.labels(app)
+        #expect(labels.allSatisfy { $0 == "type=offline" }, "\(arguments): \(labels)")
     }
 
     @Test("cancel() ends a for-await loop over the monitor, and no path comes to it after")
