@@ -67,4 +67,39 @@ struct SystemConfigurationFailedLookupTests {
             try await Self.expectFailedLookups(["getflags-poll", "5"] + variant + ["--host", "example.org"], in: namespace, "no server \(variant)")
         }
     }
+
+    @Test("refused by another host (its DNS port closed, the kernel's ICMP rate-limited): after the first failure every call, on one target or fresh ones, is true with flags 0 at once")
+    func refusedByAnotherHost() async throws {
+        guard geteuid() == 0 else { throw TestFailure("this test makes network namespaces and needs root: run it as root (Scripts/test does)") }
+        // One namespace pair per poll: the peer's ICMP allowance (one a second) is the peer's own.
+        for (index, variant) in [["--every", "0"], ["--fresh"]].enumerated() {
+            let namespace = "rsc-icmp-\(getpid())-\(index)"
+            let peer = namespace + "-p"
+            let configuration = "/etc/netns/\(namespace)"
+            try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
+            // The gateway in the peer namespace is the resolver; nothing listens on its port 53, so
+            // it answers each query with an ICMP port unreachable, at most one a second.
+            try "nameserver 10.79.0.1\n".write(toFile: configuration + "/resolv.conf", atomically: false, encoding: .utf8)
+            try "127.0.0.1 localhost\n".write(toFile: configuration + "/hosts", atomically: false, encoding: .utf8)
+            defer {
+                for name in [namespace, peer] { (try? ChildProcess("/usr/sbin/ip", ["netns", "del", name]))?.waitBlocking() }
+                try? FileManager.default.removeItem(atPath: configuration)
+                rmdir("/etc/netns")  // only when no other test's namespace still has files there
+            }
+            try await runToolChecked("/bin/sh", ["-c", """
+                set -eu
+                ip netns add "$0"
+                ip netns add "$1"
+                ip -n "$0" link set lo up
+                ip -n "$0" link add eth7 type veth peer name p7 netns "$1"
+                ip -n "$1" address add 10.79.0.1/24 dev p7
+                ip -n "$1" link set p7 up
+                ip -n "$0" address add 10.79.0.2/24 dev eth7
+                ip -n "$0" link set eth7 up
+                ip -n "$0" route add default via 10.79.0.1
+                """, namespace, peer])
+            try await Self.expectFailedLookups(["getflags-poll", "5"] + variant + ["--host", "nosuch.example"], in: namespace,
+                                               "refused by another host \(variant)")
+        }
+    }
 }
