@@ -17,6 +17,8 @@ extension NWPath {
             status: status,
             availableInterfaces: interfaces,
             isExpensive: path.isExpensive,
+            isConstrained: path.isConstrained,
+            linkQuality: LinkQuality(path.linkQuality),
             supportsIPv4: path.supportsIPv4,
             supportsIPv6: path.supportsIPv6,
             supportsDNS: path.supportsDNS,

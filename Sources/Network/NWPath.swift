@@ -34,8 +34,16 @@ public struct NWPath: Sendable, Equatable, CustomDebugStringConvertible {
     public let availableInterfaces: [NWInterface]
     /// The connection costs by volume: NetworkManager's `Metered`, or a modem.
     public let isExpensive: Bool
-    /// Always false: Linux has no Low Data Mode.
+    /// Always false: Apple's Low Data Mode is the user's choice per network, and what reachd
+    /// publishes does not tell a metered setting the user made (NetworkManager's `metered=yes`)
+    /// from a guessed one (every modem); both make `isExpensive`.
     public let isConstrained: Bool
+    /// Always false (iOS 26): Linux has no interface the system holds back as ultra-constrained
+    /// (Apple's satellite links, used only by apps that opt in).
+    public let isUltraConstrained: Bool
+    /// How good the link under the path is (iOS 26), from the library's `NetworkPath.linkQuality`:
+    /// `.unknown` where there is no measurement. To tune starting values, never to gate a connection.
+    public let linkQuality: LinkQuality
     public let supportsIPv4: Bool
     public let supportsIPv6: Bool
     /// A configured DNS server has a path.
@@ -51,13 +59,15 @@ public struct NWPath: Sendable, Equatable, CustomDebugStringConvertible {
     /// The interface types the path uses (under a VPN, the tunnel's `.other` and its medium).
     private let usedInterfaceTypes: Set<NWInterface.InterfaceType>
 
-    init(status: Status, availableInterfaces: [NWInterface], isExpensive: Bool,
-         supportsIPv4: Bool, supportsIPv6: Bool, supportsDNS: Bool, gateways: [NWEndpoint],
-         usedInterfaceTypes: Set<NWInterface.InterfaceType>) {
+    init(status: Status, availableInterfaces: [NWInterface], isExpensive: Bool, isConstrained: Bool,
+         linkQuality: LinkQuality, supportsIPv4: Bool, supportsIPv6: Bool, supportsDNS: Bool,
+         gateways: [NWEndpoint], usedInterfaceTypes: Set<NWInterface.InterfaceType>) {
         self.status = status
         self.availableInterfaces = availableInterfaces
         self.isExpensive = isExpensive
-        isConstrained = false
+        self.isConstrained = isConstrained
+        isUltraConstrained = false
+        self.linkQuality = linkQuality
         self.supportsIPv4 = supportsIPv4
         self.supportsIPv6 = supportsIPv6
         self.supportsDNS = supportsDNS
@@ -80,6 +90,8 @@ public struct NWPath: Sendable, Equatable, CustomDebugStringConvertible {
         if supportsIPv6 { parts.append("ipv6") }
         if supportsDNS { parts.append("dns") }
         if isExpensive { parts.append("expensive") }
+        if isConstrained { parts.append("constrained") }
+        if linkQuality != .unknown { parts.append("link quality: \(linkQuality)") }
         return parts.joined(separator: ", ")
     }
 }

@@ -76,7 +76,8 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
         paths.start(queue: queue)
     }
 
-    /// Stops delivery for good: once it returns, `pathUpdateHandler` is not called again.
+    /// Stops delivery for good: once it returns, `pathUpdateHandler` is not called again and every
+    /// `for await` over the monitor ends.
     public func cancel() {
         state.withLock { $0.cancelled = true }
         paths.cancel()
@@ -109,22 +110,28 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
 }
 
 /// `for await path in monitor`: the current path first, then each change, for as long as the
-/// loop runs (no `start(queue:)` needed, as on Apple's systems).
+/// loop runs (no `start(queue:)` needed, as on Apple's systems) and until `cancel()`, which ends
+/// every loop over the monitor. The loop holds the monitor, so `for await path in NWPathMonitor()`
+/// keeps it running.
 extension NWPathMonitor: AsyncSequence {
     public typealias Element = NWPath
     public typealias AsyncIterator = Iterator
 
     public struct Iterator: AsyncIteratorProtocol {
+        private let monitor: NWPathMonitor
         private var source: AsyncStream<NetworkPath>.Iterator
         private var last: NWPath?
 
-        fileprivate init(_ source: AsyncStream<NetworkPath>.Iterator) {
-            self.source = source
+        fileprivate init(_ monitor: NWPathMonitor) {
+            self.monitor = monitor
+            source = monitor.paths.paths.makeAsyncIterator()
         }
 
-        /// The next path that differs from the last one returned.
+        /// The next path that differs from the last one returned; nil once the monitor is cancelled.
         public mutating func next() async -> NWPath? {
-            while let update = await source.next() {
+            while !monitor.isCancelled, let update = await source.next() {
+                // A path already queued when cancel() came is not handed out.
+                guard !monitor.isCancelled else { return nil }
                 let path = NWPath(update, interfaceIndex: NWPathMonitor.interfaceIndex)
                 guard path != last else { continue }
                 last = path
@@ -135,6 +142,8 @@ extension NWPathMonitor: AsyncSequence {
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(paths.paths.makeAsyncIterator())
+        Iterator(self)
     }
+
+    fileprivate var isCancelled: Bool { state.withLock { $0.cancelled } }
 }

@@ -22,8 +22,15 @@ public struct NetworkPath: Sendable, Hashable {
     public var level: Level
     /// `Metered`: the connection costs by volume (`NWPath.isExpensive`).
     public var isExpensive: Bool
-    /// Always false: Linux has no Low Data Mode.
+    /// Always false. Apple's Low Data Mode is a choice the user makes per network; Linux's nearest,
+    /// a metered setting the user made (NetworkManager `connection.metered=yes`), is not told apart
+    /// from a guessed one in what reachd publishes (`Metered` is true for both), and a guess (every
+    /// modem, an Android hotspot) is no user's choice. `isExpensive` carries both.
     public var isConstrained: Bool { false }
+    /// How good the link under the path is (`NWPath.linkQuality`, iOS 26): to tune an algorithm's
+    /// starting values, never to gate a connection. `.unknown` until reachd publishes a
+    /// measurement: this member is where it is read (see `init(_:filter:)`).
+    public var linkQuality: LinkQuality
     public var supportsIPv4: Bool
     public var supportsIPv6: Bool
     public var supportsDNS: Bool
@@ -90,25 +97,73 @@ public struct NetworkPath: Sendable, Hashable {
         source = update.source
         flags = update.flags
         reachabilityStatus = update.status
+        // The one place the link quality is read from reachd's values; none carries it yet.
+        linkQuality = .unknown
         apply(filter)
     }
 
-    /// A filtered monitor is satisfied only through an interface it accepts that has an
-    /// Internet path, while the network as a whole is at least routable.
+    /// A filtered monitor's path is the path over the interfaces it accepts, and every member says
+    /// so: it is satisfied only through an accepted interface that has an Internet path while the
+    /// network as a whole is at least routable, and describes nothing of an excluded interface.
+    ///
+    /// - The deciding path (its link, and under a VPN the medium) accepted: the path as reachd
+    ///   published it, with only the accepted interfaces listed.
+    /// - Excluded, and another accepted interface has an Internet path: satisfied through that one.
+    ///   reachd publishes families, DNS, gateways, metering and validation for the deciding path
+    ///   only, so of that interface only what is its own is said: its type, the gateways scoped to
+    ///   it (`fe80::1%wwan0`), expensive (and `isWWAN`) when it is a modem; the families and DNS
+    ///   unknown (false), the level routable.
+    /// - Otherwise, and whenever no accepted interface is up, unsatisfied: no interface type,
+    ///   gateways, families, DNS or cost; `noLink` with no accepted interface up, else `noRoute`
+    ///   (a reason of the whole network's, such as `disabled` or `portal`, stays).
     private mutating func apply(_ filter: InterfaceFilter) {
-        let accepts: (Interface) -> Bool
+        let acceptsType: (InterfaceType) -> Bool
         switch filter {
         case .any: return
-        case .required(let type): accepts = { $0.type == type }
-        case .prohibited(let types): accepts = { !types.contains($0.type) }
+        case .required(let type): acceptsType = { $0 == type }
+        case .prohibited(let types): acceptsType = { !types.contains($0) }
         }
-        availableInterfaces = availableInterfaces.filter(accepts)
-        guard status == .satisfied else { return }
-        if let through = availableInterfaces.first(where: \.hasInternetPath), level >= .routable {
+        availableInterfaces = availableInterfaces.filter { acceptsType($0.type) }
+        // Nothing heard yet: nothing to describe.
+        guard reachabilityStatus != .unknown else { return }
+        let decidingExcluded = (interfaceType != .none && !acceptsType(interfaceType))
+            || underlyingInterfaceType.map { !acceptsType($0) } == true
+        let through = availableInterfaces.first(where: \.hasInternetPath)
+        let wasSatisfied = status == .satisfied && level >= .routable
+        if !decidingExcluded, wasSatisfied ? through != nil : !availableInterfaces.isEmpty { return }
+        let gatewaysOfThrough = through.map { interface in gateways.filter { $0.hasSuffix("%" + interface.name) } } ?? []
+        forgetDecidingPath()
+        if wasSatisfied, let through {
             interfaceType = through.type
+            isExpensive = through.type == .wwan
+            gateways = gatewaysOfThrough
+            level = .routable
+            flags = through.type == .wwan ? [.reachable, .isWWAN] : [.reachable]
+            reachabilityStatus = NetworkReachabilityStatus(flags: flags)
         } else {
             status = .unsatisfied
-            unsatisfiedReason = .noRoute
+            // A reason of the network's own (off, a portal, connecting) stays; "no route" is
+            // "no link" when no accepted interface is up.
+            if wasSatisfied || [.none, .noRoute, .noLink].contains(unsatisfiedReason) {
+                unsatisfiedReason = availableInterfaces.isEmpty ? .noLink : .noRoute
+            }
+            level = min(level, availableInterfaces.isEmpty ? .none : .link)
+            flags = []
+            reachabilityStatus = .notReachable
         }
+    }
+
+    /// What reachd published of the deciding path, which a filter excluded.
+    private mutating func forgetDecidingPath() {
+        interfaceType = .none
+        underlyingInterfaceType = nil
+        isExpensive = false
+        supportsIPv4 = false
+        supportsIPv6 = false
+        supportsDNS = false
+        gateways = []
+        isValidated = false
+        isBehindCaptivePortal = false
+        linkQuality = .unknown
     }
 }

@@ -16,6 +16,9 @@ public final class NetworkPathMonitor: Sendable {
         var current: NetworkPath
         var handler: (@Sendable (NetworkPath) -> Void)?
         var delivery: Task<Void, Never>?
+        /// Each `paths` stream running, by number: `cancel()` finishes them.
+        var streams: [Int: AsyncStream<NetworkPath>.Continuation] = [:]
+        var nextStream = 0
     }
 
     private let manager: NetworkReachabilityManager
@@ -62,19 +65,34 @@ public final class NetworkPathMonitor: Sendable {
         earlier?.cancel()
     }
 
-    /// Stops delivery; the connection to reachd is let go.
+    /// Stops delivery and finishes every `paths` stream made so far (a `for await` over one
+    /// ends); the connection to reachd is let go.
     public func cancel() {
-        state.withLock { $0.delivery }?.cancel()
+        let (delivery, streams) = state.withLock { state in
+            defer { state.streams = [:] }
+            return (state.delivery, Array(state.streams.values))
+        }
+        delivery?.cancel()
+        for stream in streams { stream.finish() }
     }
 
-    /// The current path first, then each change, as long as the stream is consumed.
+    /// The current path first, then each change, as long as the stream is consumed and until
+    /// `cancel()`.
     public var paths: AsyncStream<NetworkPath> {
         let (stream, continuation) = AsyncStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(64))
+        let number = state.withLock { state in
+            defer { state.nextStream += 1 }
+            state.streams[state.nextStream] = continuation
+            return state.nextStream
+        }
         let task = Task {
             await self.followPaths { continuation.yield($0) }
             continuation.finish()
         }
-        continuation.onTermination = { _ in task.cancel() }
+        continuation.onTermination = { [weak self] _ in
+            task.cancel()
+            self?.state.withLock { _ = $0.streams.removeValue(forKey: number) }
+        }
         return stream
     }
 

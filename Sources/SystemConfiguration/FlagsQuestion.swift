@@ -5,13 +5,16 @@ import Synchronization
 /// `SCNetworkReachabilityGetFlags` on an unscheduled target: one question to the manager's
 /// provider, waited for synchronously, as Apple's function is, but never longer than a bound.
 /// A host is asked with `checkHost`, which answers once the name is resolved (a new host monitor's
-/// first value is Unknown until then); the default route with `fetchUpdate()`.
+/// first value is Unknown until then); the default route with `fetchUpdate()`. A name whose lookup
+/// failed a moment ago gives that failure again unless a fresh answer comes within
+/// `freshAnswerGrace` (`RecentLookupFailures` says why).
 enum FlagsQuestion {
     /// The flags, or the `kSCStatus…` code that says why there are none: `kSCStatusInvalidArgument`
     /// for a host reachd refuses as no host name or address, `kSCStatusReachabilityUnknown` for no
     /// answer (none within the bound, no provider, or Unknown).
-    static func ask(_ manager: NetworkReachabilityManager, within bound: DispatchTimeInterval) -> Result<SCNetworkReachabilityFlags, SCStatusCode> {
-        let answer = Answer()
+    static func ask(_ manager: NetworkReachabilityManager, within bound: DispatchTimeInterval,
+                    failures: RecentLookupFailures = .shared) -> Result<SCNetworkReachabilityFlags, SCStatusCode> {
+        let answer = Answer(host: manager.target.host, failures: failures)
         Task {
             do throws(ReachabilityError) {
                 let (status, flags): (NetworkReachabilityStatus, ReachabilityFlags)
@@ -27,16 +30,33 @@ enum FlagsQuestion {
                 answer.give(.failure(error.name == ReachabilityError.invalidHost ? .invalidArgument : .reachabilityUnknown))
             }
         }
-        guard answer.done.wait(timeout: .now() + bound) == .success else { return .failure(.reachabilityUnknown) }
+        // A name that failed a moment ago: a fresh answer still wins if it comes at once (a mended
+        // resolver, a new route); else the failure stands, as a negative cache answers.
+        let failedRecently = manager.target.host.map(failures.recentFailure(of:)) ?? false
+        guard answer.done.wait(timeout: .now() + (failedRecently ? Self.freshAnswerGrace : bound)) == .success else {
+            return failedRecently ? .success([]) : .failure(.reachabilityUnknown)
+        }
         return answer.result.withLock { $0 } ?? .failure(.reachabilityUnknown)
     }
 
-    /// Filled once by the question's task; a late answer is dropped with it.
+    /// How long a name that failed a moment ago waits for a fresh answer before the failure stands.
+    static let freshAnswerGrace: DispatchTimeInterval = .milliseconds(100)
+
+    /// Filled once by the question's task. A late answer reaches no caller, but a host's answer,
+    /// early or late, tells `failures` whether its lookup failed.
     private final class Answer: Sendable {
         let result = Mutex<Result<SCNetworkReachabilityFlags, SCStatusCode>?>(nil)
         let done = DispatchSemaphore(value: 0)
+        let host: String?
+        let failures: RecentLookupFailures
+
+        init(host: String?, failures: RecentLookupFailures) {
+            self.host = host
+            self.failures = failures
+        }
 
         func give(_ value: Result<SCNetworkReachabilityFlags, SCStatusCode>) {
+            if let host { failures.heard(value, for: host) }
             result.withLock { $0 = value }
             done.signal()
         }

@@ -60,8 +60,10 @@ public func SCNetworkReachabilityCreateWithAddressPair(
 }
 
 /// The target's flags now. While the target is scheduled these are the last flags its monitor heard;
-/// otherwise it asks once, as Apple's does, and waits for the answer **at most one second**: a
-/// name that takes longer to resolve gives `false` with `SCError()` `kSCStatusReachabilityUnknown`
+/// otherwise it asks once, as Apple's does, and waits for the answer **at most one second**. A name
+/// whose lookup fails gives `true` with flags 0 as soon as it fails, and so does every call in the
+/// next 30 s whose own lookup has no answer within 100 ms (a resolver refusing by ICMP answers at
+/// most once a second); a name that takes longer to resolve gives `false` with `SCError()` `kSCStatusReachabilityUnknown`
 /// (schedule the target to hear the answer when it comes), as does no answer at all; a name reachd
 /// refuses as no host name (`bad..name`) gives `false` with `kSCStatusInvalidArgument`. Do not
 /// call it from a Swift concurrency task's thread while that pool is saturated: the answer is made

@@ -8,20 +8,21 @@ struct SocketAddressTarget: CustomStringConvertible {
     let target: NetworkReachabilityManager.Target
     let description: String
 
+    /// Every field is read with `loadUnaligned`, as Apple's C reads it: a `sockaddr` is only
+    /// 2-aligned (one after a `UInt16` in a struct sits at 2 mod 4), and binding it to
+    /// `sockaddr_in` (4-aligned) would trap in a debug build.
     init?(_ address: UnsafePointer<sockaddr>) {
+        let bytes = UnsafeRawPointer(address)
+        let family = bytes.loadUnaligned(fromByteOffset: MemoryLayout<sockaddr>.offset(of: \.sa_family)!, as: sa_family_t.self)
         let literal: String?
-        switch Int32(address.pointee.sa_family) {
+        switch Int32(family) {
         case AF_INET:
-            literal = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { socket in
-                var bytes = socket.pointee.sin_addr
-                return bytes.s_addr == 0 ? nil : Self.text(AF_INET, &bytes, length: INET_ADDRSTRLEN)
-            }
+            var host = bytes.loadUnaligned(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!, as: in_addr.self)
+            literal = host.s_addr == 0 ? nil : Self.text(AF_INET, &host, length: INET_ADDRSTRLEN)
         case AF_INET6:
-            literal = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { socket in
-                var bytes = socket.pointee.sin6_addr
-                let isUnspecified = withUnsafeBytes(of: &bytes) { $0.allSatisfy { $0 == 0 } }
-                return isUnspecified ? nil : Self.text(AF_INET6, &bytes, length: INET6_ADDRSTRLEN)
-            }
+            var host = bytes.loadUnaligned(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!, as: in6_addr.self)
+            let isUnspecified = withUnsafeBytes(of: &host) { $0.allSatisfy { $0 == 0 } }
+            literal = isUnspecified ? nil : Self.text(AF_INET6, &host, length: INET6_ADDRSTRLEN)
         default:
             return nil
         }

@@ -11,14 +11,19 @@ import Testing
 struct AppleNetworkCodeTests {
     static let clients = ["singleton", "protocol", "async"]
 
-    @Test("the Apple-style files compile as they are: no #if os(Linux), no conditional compilation at all")
+    @Test("the Apple-style files compile as they are: no #if os(Linux); the only condition the SDK's own (#if compiler(>=6.2))")
     func fixturesCarryNoLinuxConditions() throws {
         let appleCode = AppleFixture.sources.appendingPathComponent("AppleCode")
         let files = try FileManager.default.contentsOfDirectory(atPath: appleCode.path).filter { $0.hasSuffix(".swift") }
-        #expect(Set(files) == ["NetworkMonitor.swift", "PathMonitoring.swift", "ConnectivityStream.swift"], "\(files)")
+        #expect(Set(files) == ["NetworkMonitor.swift", "PathMonitoring.swift", "ConnectivityStream.swift", "ConnectionTypeObserver.swift",
+                               "PathWatcher.swift", "NWPathMonitorPublisher.swift"], "\(files)")
         for file in files.map({ "AppleCode/\($0)" }) + ["main.swift"] {
             let text = try String(contentsOf: AppleFixture.sources.appendingPathComponent(file), encoding: .utf8)
-            #expect(!text.contains("os(Linux)") && !text.contains("#if"), "\(file) is conditional")
+            #expect(!text.contains("os(Linux)") && !text.contains("canImport"), "\(file) is conditional")
+            // The publisher guards iOS 26's members as the SDK it is modelled on does, for Apple's compilers.
+            let conditions = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#if") }
+            #expect(conditions.allSatisfy { $0.trimmingCharacters(in: .whitespaces) == "#if compiler(>=6.2)" }
+                    && (conditions.isEmpty || file == "AppleCode/NWPathMonitorPublisher.swift"), "\(file): \(conditions)")
         }
         #expect(access(AppleFixture.executable, X_OK) == 0, "the suite builds \(AppleFixture.executable)")
     }
@@ -143,7 +148,9 @@ struct AppleNetworkCodeTests {
                 try await eventually(timeout: .seconds(20), "\(who): every client sees an expensive cellular path:\n\(app.standardOutput)\(app.standardError)") {
                     Self.clients.allSatisfy { client in
                         let line = AppleFixture.lines(of: client, in: app).last ?? ""
+                        // Metered yes (1), the user's setting: expensive, not constrained (porting guide).
                         return AppleFixture.field("status", of: line) == "satisfied" && AppleFixture.field("expensive", of: line) == "1"
+                            && AppleFixture.field("constrained", of: line) == "0"
                             && AppleFixture.field("uses", of: line)?.split(separator: ",").contains("cellular") == true
                     }
                 }

@@ -49,7 +49,8 @@ struct NetworkPathTests {
     }
 
     @Test func prohibitedTypesAreNeverUsed() {
-        let update = Self.update(.reachableViaWWAN, flags: [.reachable, .isWWAN], interfaces: [Self.wwan])
+        var update = Self.update(.reachableViaWWAN, flags: [.reachable, .isWWAN], interfaces: [Self.wwan])
+        update.interfaceType = .wwan
         #expect(NetworkPath(update, filter: .prohibited([.wwan])).status == .unsatisfied)
         let both = Self.update(.reachableViaWiFi, interfaces: [Self.wifi, Self.wwan])
         let path = NetworkPath(both, filter: .prohibited([.wwan]))
@@ -64,5 +65,56 @@ struct NetworkPathTests {
         update.path.connectivityChecked = true
         #expect(NetworkPath(update).isValidated)
         #expect(!NetworkPath(update).isConstrained)
+    }
+
+    /// A wired path as reachd publishes it: everything a filter that excludes it must not repeat.
+    static func wiredPath(interfaces: [NetworkPath.Interface]) -> ReachabilityUpdate {
+        var update = ReachabilityUpdate(status: .reachableViaWiFi, flags: [.reachable], interfaceType: .ethernet, interface: "eth0",
+                                        isMetered: true, connectivity: .full, backend: .networkmanager, source: .networkManager,
+                                        unsatisfiedReason: .none)
+        update.interfaceVersion = 2
+        update.level = .online
+        update.path = PathFacts(supportsIPv4: true, supportsIPv6: true, supportsDNS: true, connectivityChecked: true, hasLink: true,
+                                gateways: ["192.0.2.1", "fe80::1%eth0", "fe80::2%wwan0"], availableInterfaces: interfaces)
+        return update
+    }
+
+    static let ethernet = NetworkPath.Interface(name: "eth0", type: .ethernet, hasInternetPath: true)
+
+    @Test func aMonitorExcludingTheOnlyLinkDescribesNothingOfIt() {
+        let update = Self.wiredPath(interfaces: [Self.ethernet])
+        for filter: NetworkPath.InterfaceFilter in [.prohibited([.ethernet]), .required(.wifi)] {
+            let path = NetworkPath(update, filter: filter)
+            #expect(path.status == .unsatisfied && path.unsatisfiedReason == .noLink && path.level == .none, "\(filter)")
+            #expect(path.interfaceType == .none && !path.usesInterfaceType(.ethernet), "\(filter)")
+            #expect(!path.supportsIPv4 && !path.supportsIPv6 && !path.supportsDNS, "\(filter)")
+            #expect(path.gateways.isEmpty && path.availableInterfaces.isEmpty, "\(filter)")
+            #expect(!path.isExpensive && !path.isConstrained && !path.isValidated && path.linkQuality == .unknown, "\(filter)")
+            #expect(path.flags.isEmpty && path.reachabilityStatus == .notReachable, "\(filter)")
+        }
+        #expect(NetworkPath(update, filter: .required(.ethernet)) == NetworkPath(update), "accepted: the path as published")
+    }
+
+    @Test func anotherAcceptedInterfaceWithAPathSaysOnlyWhatIsItsOwn() {
+        let update = Self.wiredPath(interfaces: [Self.ethernet, Self.wwan])
+        let path = NetworkPath(update, filter: .prohibited([.ethernet]))
+        #expect(path.status == .satisfied && path.level == .routable)
+        #expect(path.interfaceType == .wwan && path.usesInterfaceType(.wwan) && !path.usesInterfaceType(.ethernet))
+        #expect(path.gateways == ["fe80::2%wwan0"], "only the gateway scoped to the modem")
+        #expect(path.isExpensive && path.flags == [.reachable, .isWWAN] && path.reachabilityStatus == .reachableViaWWAN)
+        #expect(!path.supportsIPv4 && !path.supportsIPv6 && !path.supportsDNS && !path.isValidated,
+                "reachd publishes these for the wired path only")
+        #expect(path.availableInterfaces == [Self.wwan])
+    }
+
+    @Test func nothingHeardYetStaysUnknownUnderAFilter() {
+        let path = NetworkPath(.unknown, filter: .required(.wifi))
+        #expect(path.level == .unknown && path.unsatisfiedReason == .unknown && path.status == .unsatisfied)
+    }
+
+    @Test func aMeteredPathIsExpensiveNotConstrainedAndItsLinkQualityUnknown() {
+        let path = NetworkPath(Self.wiredPath(interfaces: [Self.ethernet]))
+        #expect(path.isExpensive && !path.isConstrained)
+        #expect(path.linkQuality == .unknown)
     }
 }

@@ -3,8 +3,8 @@ import Glibc
 import ReachdTestSupport
 import Testing
 
-/// SwiftPM refuses a package graph in which two packages declare targets of the same name, used or
-/// not, and module aliases cannot help a target outside the product an app uses. So reachd names
+/// SwiftPM refuses a package graph in which two packages declare targets of the same name, unless
+/// the product that brings one is given a module alias where it is used. So reachd names
 /// every target of its own so that it meets no one else's: an app that already has targets named
 /// as Reachability.swift's package (`Reachability`), other Swift D-Bus packages (`DBus`, `CDBus`)
 /// and common test harnesses (`TestSupport`, `EventLoops`) declare them adds reachd's products
@@ -30,6 +30,84 @@ struct TargetNameCoexistenceTests {
         #expect(build.succeeded, "\(build.transcript)")
         #expect(!build.transcript.contains("conflicting name"), "\(build.transcript)")
         #expect(!build.standardOutput.contains("warning:"), "\(build.transcript)")
+    }
+
+    @Test("another package's target named Network: SwiftPM refuses the graph, and a module alias on reachd's product lets both coexist")
+    func anotherNetworkTargetCoexistsThroughAnAlias() async throws {
+        let swift = try #require(ExamplePackageTests.findSwift(), "no swift on PATH")
+        for aliased in [false, true] {
+            let app = try AliasedApp(reachdRoot: Executables.packageRoot.path, aliased: aliased)
+            defer { app.remove() }
+            // Loading the graph is what SwiftPM refuses; building the other package's own target loads it
+            // without building reachd.
+            let build = try await runTool(swift, ["build", "--package-path", app.root, "--scratch-path", app.scratch,
+                                                  "--target", "OtherKit"],
+                                          environment: ["TMPDIR": try ExamplePackageTests.temporaryFolder(in: app.scratch)],
+                                          timeout: .seconds(600))
+            if aliased {
+                #expect(build.succeeded, "\(build.transcript)")
+            } else {
+                #expect(!build.succeeded && build.transcript.contains("conflicting name: 'Network"), "\(build.transcript)")
+            }
+        }
+    }
+}
+
+/// An app beside another package whose product depends on a target `Network`, using reachd's
+/// `Network` product with or without a module alias.
+private struct AliasedApp {
+    let root: String
+    let scratch: String
+    private let base: URL
+
+    init(reachdRoot: String, aliased: Bool) throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-alias-\(UUID().uuidString.prefix(8))")
+        root = base.appendingPathComponent("App").path
+        scratch = base.appendingPathComponent("build").path
+        let alias = aliased ? ", moduleAliases: [\"Network\": \"ReachdNetwork\"]" : ""
+        try write("Other/Package.swift", """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "Other",
+                products: [.library(name: "OtherKit", targets: ["OtherKit"])],
+                targets: [.target(name: "Network"), .target(name: "OtherKit", dependencies: ["Network"])]
+            )
+            """)
+        try write("Other/Sources/Network/Network.swift", "public let otherNetwork = \"other\"\n")
+        try write("Other/Sources/OtherKit/OtherKit.swift", "import Network\npublic let otherKit = otherNetwork\n")
+        try write("App/Package.swift", """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "App",
+                dependencies: [.package(name: "reachd", path: "\(reachdRoot)"), .package(path: "../Other")],
+                targets: [
+                    .executableTarget(name: "App", dependencies: [
+                        .product(name: "Network", package: "reachd"\(alias)),
+                        .product(name: "OtherKit", package: "Other"),
+                    ]),
+                ]
+            )
+            """)
+        try write("App/Sources/App/main.swift", "import ReachdNetwork\nimport OtherKit\nprint(NWInterface.InterfaceType.wifi, otherKit)\n")
+    }
+
+    private func write(_ relative: String, _ text: String) throws {
+        let url = base.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: base)
+        let temporary = FileManager.default.temporaryDirectory
+        let prefix = scratch.replacingOccurrences(of: "/", with: "_")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
     }
 }
 

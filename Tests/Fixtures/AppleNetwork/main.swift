@@ -8,9 +8,12 @@ import Network
 //
 // With no arguments: the NetworkMonitor singleton, a ReachabilityService over NWPathMonitor as a
 // PathMonitoring, and a `for await` loop (lines start `singleton`, `protocol`, `async`). With
-// `--required TYPE` or `--prohibited TYPE[,TYPE…]`: one filtered monitor (lines start `filtered`).
+// `--required TYPE` or `--prohibited TYPE[,TYPE…]`: one filtered monitor (lines start `filtered`), and
+// ConnectionTypeObserver over the same filter (`label type=…`).
 // With `--cancel-after-first`: a monitor whose handler cancels it on the first path (`first …`,
-// `cancelled`; a later call prints `after-cancel …`).
+// `cancelled`; a later call prints `after-cancel …`). With `--for-await-cancel`: PathWatcher, whose
+// `for await` loop is cancelled at its first path (`looped …`, `cancelled`, then `loop-ended`; a later
+// path prints `after-cancel …`). With `--publisher`: NWPathMonitorPublisher (`publisher …`).
 // Runs until killed. This file is the tests' driver, not Apple-style code.
 
 func line(_ client: String, _ path: NWPath) -> String {
@@ -37,6 +40,7 @@ func line(_ client: String, _ path: NWPath) -> String {
     }
     return "\(client) status=\(status) expensive=\(path.isExpensive ? 1 : 0) uses=\(uses) interfaces=\(interfaces)"
         + " gateways=\(gateways) ipv4=\(path.supportsIPv4 ? 1 : 0) ipv6=\(path.supportsIPv6 ? 1 : 0) dns=\(path.supportsDNS ? 1 : 0)"
+        + " constrained=\(path.isConstrained ? 1 : 0)"
 }
 
 let output = DispatchQueue(label: "output")
@@ -72,6 +76,40 @@ if arguments.count == 2, arguments[0] == "--required" || arguments[0] == "--proh
     monitor.pathUpdateHandler = { path in emit(line("filtered", path)) }
     monitor.start(queue: DispatchQueue(label: "filtered"))
     keep.append(monitor)
+    // The same filter under code that labels the connection by `usesInterfaceType`.
+    let observer = ConnectionTypeObserver(monitor: arguments[0] == "--required"
+        ? NWPathMonitor(requiredInterfaceType: interfaceType(arguments[1]))
+        : NWPathMonitor(prohibitedInterfaceTypes: arguments[1].split(separator: ",").map { interfaceType(String($0)) }))
+    observer.start { type in emit("label type=\(type.rawValue)") }
+    keep.append(observer)
+} else if arguments == ["--for-await-cancel"] {
+    // A `for await` loop whose monitor is cancelled at its first path: the loop must end.
+    let watcher = PathWatcher()
+    let seen = NSLock()
+    var paths = 0
+    watcher.start(onPath: { path in
+        seen.lock()
+        paths += 1
+        let count = paths
+        seen.unlock()
+        emit(line(count == 1 ? "looped" : "after-cancel", path))
+        if count == 1 {
+            watcher.stop()
+            emit("cancelled")
+        }
+    }, onEnd: { emit("loop-ended") })
+    keep.append(watcher)
+} else if arguments == ["--publisher"] {
+    // An analytics SDK's publisher, reading iOS 26's members.
+    let publisher = NWPathMonitorPublisher()
+    publisher.publish { info in
+        emit("publisher reachability=\(info.reachability.rawValue)"
+             + " interfaces=\((info.availableInterfaces ?? []).map(\.rawValue).joined(separator: ","))"
+             + " quality=\(info.linkQuality?.rawValue ?? "nil")"
+             + " ultra=\(info.isUltraConstrained.map { $0 ? "1" : "0" } ?? "nil")"
+             + " constrained=\(info.isConstrained.map { $0 ? "1" : "0" } ?? "nil")")
+    }
+    keep.append(publisher)
 } else if arguments == ["--cancel-after-first"] {
     // The first path, then cancel() from the handler itself; any later call is a bug.
     let monitor = NWPathMonitor()
@@ -109,7 +147,8 @@ if arguments.count == 2, arguments[0] == "--required" || arguments[0] == "--proh
         await ConnectivityStream.observe { path in emit(line("async", path)) }
     }
 } else {
-    FileHandle.standardError.write(Data("usage: reachd-fixture-apple-network [--required TYPE | --prohibited TYPE[,TYPE…] | --cancel-after-first]\n".utf8))
+    FileHandle.standardError.write(Data(("usage: reachd-fixture-apple-network [--required TYPE | --prohibited TYPE[,TYPE…]"
+        + " | --cancel-after-first | --for-await-cancel | --publisher]\n").utf8))
     exit(64)
 }
 dispatchMain()

@@ -7,6 +7,11 @@
 //   afnetworking [--host H]   AFNetworking-style manager on the main run loop (RunLoop.main.run()):
 //                             `afnetworking status=N flags=0x… main=true t=NS` (t: CLOCK_MONOTONIC)
 //   getflags [--host H | --address A]  one GetFlags: `getflags ok=true flags=0x… error=N ms=N`, then exits
+//   getflags-poll N [--fresh] [--every MS] --host H  N GetFlags on one target (--fresh: a new target
+//                             each time), MS apart, as code that polls does:
+//                             `poll n=I ok=… flags=0x… error=N ms=N`, then exits
+//   address-probes            AddressProbes.swift's targets: `probe offset=O stride=S` (the sockaddr's
+//                             place in its struct), `target description=…` for each, then exits
 //   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
@@ -144,6 +149,40 @@ case "getflags":
     let started = now()
     let ok = SCNetworkReachabilityGetFlags(target, &flags)
     emit("getflags ok=\(ok) flags=\(hex(flags)) error=\(SCError()) ms=\((now() - started) / 1_000_000)")
+    exit(0)
+
+case "getflags-poll":
+    let count = Int(arguments.first ?? "") ?? 5
+    let fresh = arguments.contains("--fresh")
+    let every = arguments.firstIndex(of: "--every").flatMap { $0 + 1 < arguments.count ? UInt32(arguments[$0 + 1]) : nil } ?? 0
+    var target = makeTarget()
+    for call in 0..<count {
+        if call > 0 { usleep(every * 1000) }
+        if fresh && call > 0 { target = makeTarget() }
+        guard let target else {
+            emit("error create: \(String(cString: SCErrorString(SCError())))")
+            exit(1)
+        }
+        var flags = SCNetworkReachabilityFlags()
+        let started = now()
+        let ok = SCNetworkReachabilityGetFlags(target, &flags)
+        emit("poll n=\(call) ok=\(ok) flags=\(hex(flags)) error=\(SCError()) ms=\((now() - started) / 1_000_000)")
+    }
+    exit(0)
+
+case "address-probes":
+    emit("probe offset=\(MemoryLayout<ReachabilityProbe>.offset(of: \.address)!) stride=\(MemoryLayout<ReachabilityProbe>.stride)")
+    let zero = AddressReachability.zeroAddressTarget()
+    let probes = AddressReachability.targets(for: AddressReachability.probes(for: ["192.0.2.1", "198.51.100.7", "127.0.0.1"], port: 443))
+    for target in [zero].compactMap({ $0 }) + probes {
+        emit("target description=\(target.description.replacingOccurrences(of: " ", with: "_"))")
+    }
+    var flags = SCNetworkReachabilityFlags()
+    guard let zero, SCNetworkReachabilityGetFlags(zero, &flags) else {
+        emit("error \(SCError())")
+        exit(1)
+    }
+    emit("zero flags=\(hex(flags))")
     exit(0)
 
 case "stress":
