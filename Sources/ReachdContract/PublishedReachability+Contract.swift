@@ -54,6 +54,7 @@ extension ReachabilityDetails {
         add("nm-connectivity", networkManagerConnectivity.map { .uint32($0) })
         add("nm-check-live", networkManagerCheckLive.map { .boolean($0) })
         add("nm-startup", networkManagerStartup.map { .boolean($0) })
+        add("nm-metered", networkManagerMetered.map { .uint32($0) })
         add("path-device-controlled", pathDeviceControlled.map { .boolean($0) })
         for (family, path) in [("path4", path4), ("path6", path6)] {
             guard let path else { continue }

@@ -153,6 +153,7 @@ public struct ReachabilityDecision: Sendable, Hashable {
                 details.networkManagerConnectivity = nm.connectivity.rawValue
                 details.networkManagerCheckLive = nm.connectivityCheckIsLive
                 details.networkManagerStartup = nm.startup
+                details.networkManagerMetered = nm.metered.rawValue
                 if kernelOK { details.pathDeviceControlled = deviceIsControlled }
             } else if let connman = input.connman {
                 details.connmanState = connman.state

@@ -32,6 +32,10 @@ public struct ReachabilityDetails: Sendable, Hashable {
     public var networkManagerConnectivity: UInt32?
     public var networkManagerCheckLive: Bool?
     public var networkManagerStartup: Bool?
+    /// `nm-metered`: NetworkManager's `Metered` (`NMMetered`), nil without it. `Metered` is true for
+    /// `yes` and `guess-yes` alike; this tells the user's own setting (`yes`, Apple's Low Data
+    /// Mode's nearest: `NWPath.isConstrained`) from NetworkManager's guess.
+    public var networkManagerMetered: UInt32?
     /// `path-device-controlled`: NetworkManager controls the path's outgoing device (nil without
     /// NetworkManager or without a usable path).
     public var pathDeviceControlled: Bool?

@@ -22,14 +22,14 @@ public struct NetworkPath: Sendable, Hashable {
     public var level: Level
     /// `Metered`: the connection costs by volume (`NWPath.isExpensive`).
     public var isExpensive: Bool
-    /// Always false. Apple's Low Data Mode is a choice the user makes per network; Linux's nearest,
-    /// a metered setting the user made (NetworkManager `connection.metered=yes`), is not told apart
-    /// from a guessed one in what reachd publishes (`Metered` is true for both), and a guess (every
-    /// modem, an Android hotspot) is no user's choice. `isExpensive` carries both.
-    public var isConstrained: Bool { false }
+    /// Apple's Low Data Mode is a choice the user makes per network; Linux's nearest is a metered
+    /// setting the user made: NetworkManager's `Metered` `yes` (`connection.metered=yes`, GNOME's
+    /// "has data limits"), never its guess (`guess-yes`: every modem, an Android hotspot), which
+    /// only `isExpensive` carries. False without NetworkManager.
+    public var isConstrained: Bool
     /// How good the link under the path is (`NWPath.linkQuality`, iOS 26): to tune an algorithm's
-    /// starting values, never to gate a connection. `.unknown` until reachd publishes a
-    /// measurement: this member is where it is read (see `init(_:filter:)`).
+    /// starting values, never to gate a connection. The service's `LinkQuality` (the Wi-Fi or
+    /// cellular signal, the Ethernet speed; docs/mapping.md), `.unknown` where nothing is measured.
     public var linkQuality: LinkQuality
     public var supportsIPv4: Bool
     public var supportsIPv6: Bool
@@ -97,8 +97,10 @@ public struct NetworkPath: Sendable, Hashable {
         source = update.source
         flags = update.flags
         reachabilityStatus = update.status
-        // The one place the link quality is read from reachd's values; none carries it yet.
-        linkQuality = .unknown
+        // A user's own metered setting, not NetworkManager's guess (`nm-metered` 1).
+        isConstrained = update.isMetered && update.networkManagerMetered == .yes
+        // The one place the link quality is read from reachd's values (`LinkQuality`).
+        linkQuality = update.linkQuality
         apply(filter)
     }
 
@@ -164,6 +166,7 @@ public struct NetworkPath: Sendable, Hashable {
         gateways = []
         isValidated = false
         isBehindCaptivePortal = false
+        isConstrained = false
         linkQuality = .unknown
     }
 }

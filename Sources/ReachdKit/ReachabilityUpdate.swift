@@ -46,6 +46,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// What NetworkManager says (`Details`' `nm-state`), `nil` without NetworkManager: under an
     /// override, the word the service did not follow.
     public var networkManagerState: NMState?
+    /// NetworkManager's `Metered` (`Details`' `nm-metered`), `nil` without NetworkManager: `.yes`
+    /// is the user's own setting, `.guessYes` NetworkManager's guess; `isMetered` is true for both.
+    public var networkManagerMetered: NMMetered?
     /// What ConnMan's manager says (`Details`' `connman-state`: `offline`, `idle`, `ready`,
     /// `online`), `nil` unless ConnMan is the source: under an override, the word not followed.
     public var connmanState: String?
@@ -193,6 +196,11 @@ extension ReachabilityUpdate {
                     for entry in entries {
                         if let name = entry.key.stringValue, let state = entry.value.stringValue { networkdLinkOnlineStates[name] = state }
                     }
+                }
+                if case .uint32(let metered)? = details["nm-metered"]?.unwrappingVariant {
+                    networkManagerMetered = NMMetered(rawValue: metered)
+                } else {
+                    networkManagerMetered = nil
                 }
                 if case .uint32(let state)? = details["nm-state"]?.unwrappingVariant {
                     networkManagerState = NMState(rawValue: state)

@@ -148,9 +148,10 @@ struct AppleNetworkCodeTests {
                 try await eventually(timeout: .seconds(20), "\(who): every client sees an expensive cellular path:\n\(app.standardOutput)\(app.standardError)") {
                     Self.clients.allSatisfy { client in
                         let line = AppleFixture.lines(of: client, in: app).last ?? ""
-                        // Metered yes (1), the user's setting: expensive, not constrained (porting guide).
+                        // Metered yes (1), the user's own setting: expensive, and Low Data Mode's nearest,
+                        // constrained (porting guide).
                         return AppleFixture.field("status", of: line) == "satisfied" && AppleFixture.field("expensive", of: line) == "1"
-                            && AppleFixture.field("constrained", of: line) == "0"
+                            && AppleFixture.field("constrained", of: line) == "1"
                             && AppleFixture.field("uses", of: line)?.split(separator: ",").contains("cellular") == true
                     }
                 }

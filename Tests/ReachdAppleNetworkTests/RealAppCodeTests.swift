@@ -85,7 +85,7 @@ struct RealAppCodeTests {
         }
     }
 
-    @Test("an SDK's NWPathMonitorPublisher reading linkQuality and isUltraConstrained under #if compiler(>=6.2) and #available(iOS 26, *) builds and runs: unknown, false, false")
+    @Test("an SDK's NWPathMonitorPublisher reading linkQuality and isUltraConstrained under #if compiler(>=6.2) and #available(iOS 26, *) builds and runs: good (the veth's speed), false, false")
     func publisherReadsIOS26Members() async throws {
         try await withAppleNamespace { namespace in
             let app = try namespace.process(AppleFixture.executable, ["--publisher"])
@@ -95,7 +95,7 @@ struct RealAppCodeTests {
             }
             let line = AppleFixture.lines(of: "publisher", in: app).last ?? ""
             // The guards are true on Linux (Swift 6.2 or later; `*` covers Linux), so the members are read.
-            #expect(AppleFixture.field("quality", of: line) == "unknown", "no measurement yet: \(line)")
+            #expect(AppleFixture.field("quality", of: line) == "good", "the wired link says 10000 Mb/s: \(line)")
             #expect(AppleFixture.field("ultra", of: line) == "0" && AppleFixture.field("constrained", of: line) == "0", "\(line)")
             #expect(AppleFixture.field("interfaces", of: line) == "wiredEthernet", "\(line)")
         }

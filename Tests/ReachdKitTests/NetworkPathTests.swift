@@ -117,4 +117,21 @@ struct NetworkPathTests {
         #expect(path.isExpensive && !path.isConstrained)
         #expect(path.linkQuality == .unknown)
     }
+
+    /// Low Data Mode's nearest is the user's own metered setting, never NetworkManager's guess.
+    @Test func onlyAUsersOwnMeteredSettingIsConstrained() {
+        var update = Self.wiredPath(interfaces: [Self.ethernet])
+        update.networkManagerMetered = .yes
+        #expect(NetworkPath(update).isExpensive && NetworkPath(update).isConstrained)
+        update.networkManagerMetered = .guessYes
+        #expect(NetworkPath(update).isExpensive && !NetworkPath(update).isConstrained, "a modem's guess")
+        update.networkManagerMetered = .yes
+        update.isMetered = false
+        #expect(!NetworkPath(update).isConstrained, "what reachd publishes as Metered decides")
+        update.isMetered = true
+        #expect(!NetworkPath(update, filter: .prohibited([.ethernet])).isConstrained,
+                "a filter that excludes the path excludes its setting")
+        update.linkQuality = .moderate
+        #expect(NetworkPath(update).linkQuality == .moderate, "the service's LinkQuality")
+    }
 }

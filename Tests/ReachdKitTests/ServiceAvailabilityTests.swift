@@ -329,6 +329,7 @@ struct ServiceAvailabilityTests {
             // the machine's DNS server is reached that way; the mock runs no connectivity check).
             expected.source = .networkManager
             expected.networkManagerState = .connectedGlobal
+            expected.networkManagerMetered = .unknown
             expected.unsatisfiedReason = .none
             expected.level = .dns
             expected.interfaceVersion = 5
