@@ -18,20 +18,16 @@ import ReachdCore
 ///
 /// Errors as NetworkManager's back end: a failed read keeps the last report and everything is
 /// read again after a bounded backoff.
-public struct ConnManBackend: Sendable {
-    private let watch: DaemonWatch<ConnManModel>
+typealias ConnManBackend = DaemonWatch<ConnManModel>
 
-    public init(bus: Connection, logger: Logger, callTimeout: Duration = .seconds(5)) {
-        watch = DaemonWatch(bus: bus, logger: logger, callTimeout: callTimeout)
-    }
-
+extension DaemonWatch where Model == ConnManModel {
     /// Calls `report` with ConnMan's state (nil while it is not on the bus): first once the
     /// initial state is read (at once, nil, when ConnMan is not there), then after each change
     /// that alters the snapshot. Each element of `resyncs` (a resume from sleep) has everything
     /// read again. Returns when the task is cancelled or the bus goes away.
-    public func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
-                    report: @Sendable (ConnManSnapshot?) async -> Void) async throws {
-        try await watch.run(events: resyncs, report: report)
+    func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
+             report: @Sendable (ConnManSnapshot?) async -> Void) async throws {
+        try await run(events: resyncs, report: report)
     }
 }
 

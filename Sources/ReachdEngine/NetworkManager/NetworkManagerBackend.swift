@@ -15,21 +15,17 @@ import ReachdCore
 /// mention and our question). Any other failure (a timeout, NetworkManager busy) is transient:
 /// nothing is reported until the object has been read, the last report stands meanwhile, and
 /// the read is retried with a bounded backoff (docs/design.md, "Errors").
-public struct NetworkManagerBackend: Sendable {
-    private let watch: DaemonWatch<NetworkManagerModel>
+typealias NetworkManagerBackend = DaemonWatch<NetworkManagerModel>
 
-    public init(bus: Connection, logger: Logger, callTimeout: Duration = .seconds(5)) {
-        watch = DaemonWatch(bus: bus, logger: logger, callTimeout: callTimeout)
-    }
-
+extension DaemonWatch where Model == NetworkManagerModel {
     /// Calls `report` with NetworkManager's state (nil while it is not on the bus, or still
     /// starting): first once the initial state is read, then after each change that alters the
     /// snapshot. Returns when the task is cancelled or the bus goes away. Each element of
     /// `resyncs` (a resume from sleep) has everything read again, as at start, in case a change
     /// was missed.
-    public func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
-                    report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
-        try await watch.run(events: resyncs, report: report)
+    func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
+             report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
+        try await run(events: resyncs, report: report)
     }
 }
 

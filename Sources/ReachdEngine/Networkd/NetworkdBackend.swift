@@ -13,21 +13,17 @@ import ReachdCore
 ///
 /// Errors as NetworkManager's back end: a link that is gone is a fact; any other failure keeps
 /// the last report and everything is read again after a bounded backoff.
-public struct NetworkdBackend: Sendable {
-    private let watch: DaemonWatch<NetworkdModel>
+typealias NetworkdBackend = DaemonWatch<NetworkdModel>
 
-    public init(bus: Connection, logger: Logger, callTimeout: Duration = .seconds(5)) {
-        watch = DaemonWatch(bus: bus, logger: logger, callTimeout: callTimeout)
-    }
-
+extension DaemonWatch where Model == NetworkdModel {
     /// Calls `report` with networkd's state (nil while it is not on the bus): first once the
     /// initial state is read (at once, nil, when networkd is not there), then after each change
     /// that alters the snapshot. Each element of `linkChanges` (the kernel saw a link, address
     /// or route change) lists the links again. Returns when the task is cancelled or the bus
     /// goes away.
-    public func run(linkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
-                    report: @Sendable (NetworkdSnapshot?) async -> Void) async throws {
-        try await watch.run(events: linkChanges, report: report)
+    func run(linkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
+             report: @Sendable (NetworkdSnapshot?) async -> Void) async throws {
+        try await run(events: linkChanges, report: report)
     }
 }
 
