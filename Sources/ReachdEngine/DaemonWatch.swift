@@ -232,3 +232,18 @@ struct DaemonWatch<Model: DaemonModel>: Sendable {
         }
     }
 }
+
+extension DaemonWatch where Model.Event == Void {
+    /// `run(events:report:)` for NetworkManager and ConnMan: each element of `resyncs` (a resume
+    /// from sleep) has everything read again, as at start, in case a change was missed.
+    func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
+             report: @Sendable (Model.Snapshot?) async -> Void) async throws {
+        try await run(events: resyncs, report: report)
+    }
+
+    /// `run(events:report:)` for systemd-networkd: each element of `linkChanges` (the kernel saw a
+    /// link, address or route change) lists the links again.
+    func run(linkChanges: AsyncStream<Void>, report: @Sendable (Model.Snapshot?) async -> Void) async throws {
+        try await run(events: linkChanges, report: report)
+    }
+}

@@ -20,17 +20,6 @@ import ReachdCore
 /// read again after a bounded backoff.
 typealias ConnManBackend = DaemonWatch<ConnManModel>
 
-extension DaemonWatch where Model == ConnManModel {
-    /// Calls `report` with ConnMan's state (nil while it is not on the bus): first once the
-    /// initial state is read (at once, nil, when ConnMan is not there), then after each change
-    /// that alters the snapshot. Each element of `resyncs` (a resume from sleep) has everything
-    /// read again. Returns when the task is cancelled or the bus goes away.
-    func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
-             report: @Sendable (ConnManSnapshot?) async -> Void) async throws {
-        try await run(events: resyncs, report: report)
-    }
-}
-
 /// What ConnMan said so far, and whether a read is owed.
 struct ConnManModel: DaemonModel {
     static let busName = ConnManNames.bus

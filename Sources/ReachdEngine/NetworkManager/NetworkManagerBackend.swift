@@ -17,18 +17,6 @@ import ReachdCore
 /// the read is retried with a bounded backoff (docs/design.md, "Errors").
 typealias NetworkManagerBackend = DaemonWatch<NetworkManagerModel>
 
-extension DaemonWatch where Model == NetworkManagerModel {
-    /// Calls `report` with NetworkManager's state (nil while it is not on the bus, or still
-    /// starting): first once the initial state is read, then after each change that alters the
-    /// snapshot. Returns when the task is cancelled or the bus goes away. Each element of
-    /// `resyncs` (a resume from sleep) has everything read again, as at start, in case a change
-    /// was missed.
-    func run(resyncs: AsyncStream<Void> = AsyncStream { $0.finish() },
-             report: @Sendable (NetworkManagerSnapshot?) async -> Void) async throws {
-        try await run(events: resyncs, report: report)
-    }
-}
-
 /// NetworkManager's objects as read so far, and what is owed to them.
 struct NetworkManagerModel: DaemonModel {
     static let busName = NetworkManagerNames.bus

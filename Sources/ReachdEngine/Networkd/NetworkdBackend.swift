@@ -15,18 +15,6 @@ import ReachdCore
 /// the last report and everything is read again after a bounded backoff.
 typealias NetworkdBackend = DaemonWatch<NetworkdModel>
 
-extension DaemonWatch where Model == NetworkdModel {
-    /// Calls `report` with networkd's state (nil while it is not on the bus): first once the
-    /// initial state is read (at once, nil, when networkd is not there), then after each change
-    /// that alters the snapshot. Each element of `linkChanges` (the kernel saw a link, address
-    /// or route change) lists the links again. Returns when the task is cancelled or the bus
-    /// goes away.
-    func run(linkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
-             report: @Sendable (NetworkdSnapshot?) async -> Void) async throws {
-        try await run(events: linkChanges, report: report)
-    }
-}
-
 /// What networkd said so far, and whether a read is owed.
 struct NetworkdModel: DaemonModel {
     static let busName = NetworkdNames.bus
