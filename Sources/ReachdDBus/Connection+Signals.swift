@@ -35,6 +35,9 @@ extension Connection {
     /// subscription ends when that stream terminates or the connection ends
     /// (which finishes the stream).
     ///
+    /// A rule's well-known sender lets through only the signals of that name's
+    /// current owner, which the connection follows from here on.
+    ///
     /// ```swift
     /// let (events, sink) = AsyncStream.makeStream(of: Event.self)
     /// try await bus.deliverSignals(matchingAny: rules, to: sink) { .signal($0) }
@@ -44,11 +47,42 @@ extension Connection {
         matchingAny rules: [MatchRule], to continuation: AsyncStream<Element>.Continuation,
         as transform: @escaping @Sendable (Message) -> Element
     ) async throws {
-        let id = addSubscription(rules, deliver: { continuation.yield(transform($0)) }, onFinish: { continuation.finish() })
+        try await deliverEvents(matchingAny: rules, watching: [], to: continuation) { event in
+            guard case .signal(let message) = event else { preconditionFailure("an owner event for no watched name") }
+            return transform(message)
+        }
+    }
+
+    /// Delivers, into one stream of the caller's and in the bus's order, the
+    /// owner of each name in `names` (once known, then each change) and the
+    /// signals matching any of `rules`: what a client of a service needs to
+    /// follow it, with no bookkeeping of its own.
+    ///
+    /// Each watched name's first event is its owner when the subscription was
+    /// made (nil: none); every later one is a change. Signals from a rule's
+    /// well-known sender pass only from that name's current owner, so a signal
+    /// that follows an owner event in the stream comes from that owner. Only
+    /// the subscriptions that watch a name hear of its owner; a subscription
+    /// that wants the bus's `NameOwnerChanged` itself can still name it in a
+    /// rule (`arg0` is then the name).
+    ///
+    /// ```swift
+    /// try await bus.deliverEvents(matchingAny: [MatchRule(sender: "net.connman")],
+    ///                             watching: ["net.connman"], to: sink) { $0 }
+    /// ```
+    public func deliverEvents<Element: Sendable>(
+        matchingAny rules: [MatchRule], watching names: Set<BusName>, to continuation: AsyncStream<Element>.Continuation,
+        as transform: @escaping @Sendable (SignalEvent) -> Element
+    ) async throws {
+        let subscription = SignalSubscription(
+            rules: rules, watching: names, deliver: { continuation.yield(transform(.signal($0))) },
+            ownerChanged: { continuation.yield(transform(.ownerChanged($0, $1))) }, onFinish: { continuation.finish() })
+        let id = addSubscription(subscription)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscription(id) }
         }
         do {
+            try await follow(subscription)
             for rule in rules {
                 _ = try await callBus("AddMatch", [.string(rule.description)])
             }
@@ -66,25 +100,13 @@ extension Connection {
     /// }
     /// ```
     public func nameOwnerChanges(of name: BusName) async throws -> AsyncStream<BusName?> {
-        let rule = MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged",
-                             path: "/org/freedesktop/DBus", arguments: [0: name.rawValue])
         let (stream, continuation) = AsyncStream.makeStream(of: BusName?.self, bufferingPolicy: .bufferingNewest(256))
-        let sawChange = Flag()
-        let id = addSubscription([rule], deliver: { signal in
-            guard signal.body.count == 3, let newOwner = signal.body[2].stringValue else { return }
-            sawChange.isSet = true
-            continuation.yield(BusName(rawValue: newOwner))
-        }, onFinish: { continuation.finish() })
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeSubscription(id) }
-        }
         do {
-            _ = try await callBus("AddMatch", [.string(rule.description)])
-            let owner = try await nameOwner(of: name)
-            // A change seen while asking is newer than the answer.
-            if !sawChange.isSet { continuation.yield(owner) }
+            try await deliverEvents(matchingAny: [], watching: [name], to: continuation) { event in
+                guard case .ownerChanged(_, let owner) = event else { preconditionFailure("a signal with no rule") }
+                return owner
+            }
         } catch {
-            removeSubscription(id)
             continuation.finish()
             throw error
         }
@@ -118,20 +140,75 @@ extension Connection {
         return result
     }
 
-    private func addSubscription(
-        _ rules: [MatchRule], deliver: @escaping (Message) -> Void, onFinish: @escaping () -> Void
-    ) -> Int {
+    private func addSubscription(_ subscription: SignalSubscription) -> Int {
         nextSubscriptionID += 1
-        subscriptions[nextSubscriptionID] = SignalSubscription(rules: rules, deliver: deliver, onFinish: onFinish)
+        subscriptions[nextSubscriptionID] = subscription
         return nextSubscriptionID
+    }
+
+    /// Follows the owners of the names `subscription` needs: a name already followed is shared
+    /// (its owner, when known, is told at once); a new one gets its `NameOwnerChanged` rule and
+    /// then `GetNameOwner`, whose answer is taken as libdbus dispatches it, in the bus's order.
+    /// Returns once every new name's owner is known.
+    private func follow(_ subscription: SignalSubscription) async throws {
+        var newNames: [(BusName, Int)] = []
+        for name in subscription.followedNames.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if let generation = owners.retain(name) {
+                newNames.append((name, generation))
+            } else if owners.isKnown(name) {
+                subscription.owner(of: name, is: owners.owner(of: name))
+            }
+        }
+        for (name, generation) in newNames {
+            _ = try await callBus("AddMatch", [.string(Self.ownerChangedRule(name).description)])
+            let question = Message.methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
+                                              member: "GetNameOwner", body: [.string(name.rawValue)])
+            do {
+                _ = try await call(question, timeout: .seconds(25)) { [weak self] reply in
+                    let owner: BusName?
+                    switch reply.kind {
+                    case .methodReturn: owner = reply.body.first?.stringValue.flatMap(BusName.init(rawValue:))
+                    case .error where reply.errorName?.rawValue == "org.freedesktop.DBus.Error.NameHasNoOwner": owner = nil
+                    default: return
+                    }
+                    self?.assumeIsolated { $0.ownerAnswered(name, generation: generation, owner: owner) }
+                }
+            } catch let error as DBusError where error.name.rawValue == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            }
+        }
+    }
+
+    private func ownerAnswered(_ name: BusName, generation: Int, owner: BusName?) {
+        guard owners.answered(name, generation: generation, owner: owner) else { return }
+        for id in subscriptions.keys.sorted() {
+            subscriptions[id]?.owner(of: name, is: owner)
+        }
+    }
+
+    /// The bus's `NameOwnerChanged` about `name`, which keeps its owner current.
+    static func ownerChangedRule(_ name: BusName) -> MatchRule {
+        MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
+                  arguments: [0: name.rawValue])
+    }
+
+    /// The name and its new owner, when `message` is the bus's `NameOwnerChanged`.
+    static func ownerChange(in message: Message) -> (BusName, BusName?)? {
+        guard message.sender == .bus, message.interface == .bus, message.member?.rawValue == "NameOwnerChanged",
+              message.body.count == 3, let name = message.body[0].stringValue.flatMap(BusName.init(rawValue:)),
+              let newOwner = message.body[2].stringValue else { return nil }
+        return (name, newOwner.isEmpty ? nil : BusName(rawValue: newOwner))
     }
 
     private func removeSubscription(_ id: Int) {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         subscription.finish()
+        var rules = subscription.rules
+        for name in subscription.followedNames where owners.release(name) {
+            rules.append(Self.ownerChangedRule(name))
+        }
         guard isConnected else { return }
         // Nobody waits for these answers; the bus applies them in order.
-        for rule in subscription.rules {
+        for rule in rules {
             var message = Message.methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
                                              member: "RemoveMatch", body: [.string(rule.description)])
             message.noReplyExpected = true
@@ -140,8 +217,11 @@ extension Connection {
     }
 }
 
-/// A yes/no shared between a subscription's delivery closure and the code
-/// that set it up; both run on the connection's loop thread.
-private final class Flag {
-    var isSet = false
+/// What a subscription made with `Connection.deliverEvents` receives, in the bus's order.
+public enum SignalEvent: Sendable, Hashable {
+    /// A signal matching one of the subscription's rules.
+    case signal(Message)
+    /// The owner of a watched name: first the owner it had when the subscription was made
+    /// (nil: none), then each new one.
+    case ownerChanged(BusName, BusName?)
 }

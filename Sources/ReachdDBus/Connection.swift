@@ -29,6 +29,8 @@ public actor Connection {
     /// Consulted before any call reaches `objects` (see `CallAdmission`); nil admits all.
     var callAdmission: CallAdmissionHook?
     var subscriptions: [Int: SignalSubscription] = [:]
+    /// The owners of the well-known names the subscriptions follow.
+    var owners = NameOwners()
     var nextSubscriptionID = 0
     var pendingCalls: [Int: PendingCall] = [:]
     var nextCallID = 0
@@ -192,8 +194,15 @@ public actor Connection {
         // Decode only signals somebody subscribed to.
         guard !subscriptions.isEmpty else { return }
         let message = MessageReader.read(rawMessage)
+        // An owner changes before the signal saying so is delivered, and before the new
+        // owner's first signal, which the bus sends after it.
+        if let (name, owner) = Self.ownerChange(in: message), owners.changed(name, to: owner) {
+            for id in subscriptions.keys.sorted() {
+                subscriptions[id]?.owner(of: name, is: owner)
+            }
+        }
         for id in subscriptions.keys.sorted() {
-            subscriptions[id]?.deliverIfMatching(message)
+            subscriptions[id]?.deliverIfMatching(message, owners: owners)
         }
     }
 
@@ -232,6 +241,11 @@ public actor Connection {
     /// continuation is resumed exactly once: by the reply, by libdbus's own
     /// timeout (`NoReply`), by disconnection, or by task cancellation.
     public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws -> Message {
+        try await call(message, timeout: timeout, onReply: nil)
+    }
+
+    /// `call`, with `onReply` run on the reply as libdbus dispatches it (see `PendingCall`).
+    func call(_ message: Message, timeout: Duration, onReply: ((Message) -> Void)?) async throws -> Message {
         var message = message
         message.noReplyExpected = false
         guard isConnected else { throw DBusError.disconnected("not connected to the bus") }
@@ -239,7 +253,7 @@ public actor Connection {
         let id = nextCallID
         let reply = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
-                startCall(message, id: id, timeout: timeout, continuation: continuation)
+                startCall(message, id: id, timeout: timeout, onReply: onReply, continuation: continuation)
             }
         } onCancel: {
             Task { await self.cancelCall(id) }
@@ -263,7 +277,7 @@ public actor Connection {
     }
 
     private func startCall(
-        _ message: Message, id: Int, timeout: Duration,
+        _ message: Message, id: Int, timeout: Duration, onReply: ((Message) -> Void)?,
         continuation: CheckedContinuation<Message, any Error>
     ) {
         let rawMessage: OpaquePointer
@@ -274,7 +288,7 @@ public actor Connection {
             return
         }
         defer { dbus_message_unref(rawMessage) }
-        let pending = PendingCall(continuation: continuation) { [weak self] in
+        let pending = PendingCall(continuation: continuation, onReply: onReply) { [weak self] in
             self?.assumeIsolated { $0.pendingCalls[id] = nil }
         }
         var rawPending: OpaquePointer?

@@ -1,8 +1,10 @@
 /// A D-Bus match rule: which signals a subscription wants.
 ///
 /// The same rule is sent to the bus (`AddMatch`) and applied locally, because
-/// the bus sends a connection every signal matching any of its rules and each
-/// subscription must see only its own.
+/// the bus sends a connection every signal matching any of its rules (and
+/// every unicast signal addressed to it) and each subscription must see only
+/// its own. A well-known sender is matched locally against that name's
+/// current owner, which the connection tracks.
 ///
 /// ```swift
 /// let rule = MatchRule(sender: "org.freedesktop.NetworkManager",
@@ -43,15 +45,29 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: ",")
     }
 
-    /// Whether a signal matches locally.
+    /// The well-known name this rule names as its sender, whose owner the
+    /// connection must know to match locally; nil for a unique name, the bus
+    /// itself, or no sender.
+    public var wellKnownSender: BusName? {
+        guard let sender, !sender.isUnique, sender != .bus else { return nil }
+        return sender
+    }
+
+    /// Whether a signal matches locally, given the current owner of each
+    /// well-known name (`owner`, nil when the name has no owner or its owner is
+    /// not known yet).
     ///
-    /// A well-known sender cannot be checked here: signals carry the owner's
-    /// unique name. The bus has already applied it, so only a unique sender
-    /// name is compared; subscribers that care about owner changes watch the
-    /// name (see `Connection.nameOwnerChanges(of:)`).
-    public func matches(_ message: Message) -> Bool {
+    /// Signals carry their sender's unique name, so a well-known sender matches
+    /// only the signals of that name's current owner: a unicast signal from
+    /// anyone else, which the bus delivers whatever the rule says, never
+    /// matches (GDBus does the same since its fix for CVE-2024-34397). With no
+    /// known owner nothing matches.
+    public func matches(_ message: Message, owner: (BusName) -> BusName?) -> Bool {
         guard message.kind == .signal else { return false }
-        if let sender, sender.isUnique || sender == .bus, message.sender != sender { return false }
+        if let sender {
+            let expected = wellKnownSender.map(owner) ?? sender
+            guard let expected, message.sender == expected else { return false }
+        }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
         if let path, message.path != path { return false }

@@ -10,9 +10,15 @@ final class PendingCall {
     private var continuation: CheckedContinuation<Message, any Error>?
     private var rawPending: OpaquePointer?
     private let onFinish: () -> Void
+    /// Runs with the reply at the moment libdbus dispatches it, before any later message is
+    /// dispatched: for state that must change in the bus's order (a name's owner), which the
+    /// awaiting task, resumed later, could not keep.
+    private let onReply: ((Message) -> Void)?
 
-    init(continuation: CheckedContinuation<Message, any Error>, onFinish: @escaping () -> Void) {
+    init(continuation: CheckedContinuation<Message, any Error>, onReply: ((Message) -> Void)? = nil,
+         onFinish: @escaping () -> Void) {
         self.continuation = continuation
+        self.onReply = onReply
         self.onFinish = onFinish
     }
 
@@ -36,6 +42,7 @@ final class PendingCall {
         if let reply = dbus_pending_call_steal_reply(pending) {
             let message = MessageReader.read(reply)
             dbus_message_unref(reply)
+            onReply?(message)
             continuation.resume(returning: message)
         } else {
             continuation.resume(throwing: DBusError.noReply("the call completed without a reply"))

@@ -47,15 +47,18 @@ struct MatchRuleTests {
         #expect(!MatchRule(arguments: [0: "1"]).matches(Self.signal(body: [.int32(1)])))
     }
 
-    @Test("a unique sender is compared locally, a well-known one is left to the bus")
+    @Test("a unique sender is compared locally, a well-known one against its current owner, none matching without one")
     func senderMatching() {
         let said = Self.signal(sender: ":1.7")
         #expect(MatchRule(sender: ":1.7").matches(said))
         #expect(!MatchRule(sender: ":1.8").matches(said))
-        // Signals carry the owner's unique name; the bus already applied the well-known one.
-        #expect(MatchRule(sender: "org.example.Owner").matches(said))
+        // Signals carry the owner's unique name: a well-known sender passes only its owner's.
+        #expect(MatchRule(sender: "org.example.Owner").matches(said, owner: { $0 == "org.example.Owner" ? ":1.7" : nil }))
+        #expect(!MatchRule(sender: "org.example.Owner").matches(said, owner: { _ in ":1.8" }))
+        #expect(!MatchRule(sender: "org.example.Owner").matches(said, owner: { _ in nil }))
         #expect(!MatchRule(sender: .bus).matches(said))
         #expect(MatchRule(sender: .bus).matches(Self.signal(sender: .bus)))
+        #expect(!MatchRule(sender: "org.example.Owner").matches(Self.signal(sender: .bus), owner: { _ in nil }))
     }
 
     @Test("only signals match")
@@ -85,4 +88,9 @@ struct MatchRuleTests {
             }
         }
     }
+}
+
+private extension MatchRule {
+    /// Matching where no well-known name has an owner.
+    func matches(_ message: Message) -> Bool { matches(message, owner: { _ in nil }) }
 }

@@ -275,25 +275,32 @@ package final class ReachdEngine: Sendable {
     /// resolved again, then all of it once more 5 s later (a resume settles in steps).
     /// Nothing is done before sleep: NetworkManager's ASLEEP and the links going down are
     /// the truth then. Without logind on the bus nothing arrives, at no cost.
+    ///
+    /// Only logind is believed: the connection passes the rule's sender only from the owner of
+    /// `org.freedesktop.login1`, so a unicast `PrepareForSleep` from anyone else never arrives
+    /// here. However many real ones arrive, rounds run at least `ResumeRounds.spacing` apart.
     private func followResumes(on system: Connection, resync: @escaping @Sendable () -> Void) async {
         guard let signals = try? await system.signals(matching: MatchRule(
             sender: "org.freedesktop.login1", interface: "org.freedesktop.login1.Manager",
             member: "PrepareForSleep", path: "/org/freedesktop/login1")) else { return }
-        var again: Task<Void, Never>?
-        defer { again?.cancel() }
+        let rounds = Mutex(ResumeRounds())
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let pacer = Task { [logger, merger] in
+            for await _ in wakes {
+                while let due = rounds.withLock({ $0.due(after: .now) }) {
+                    guard (try? await Task.sleep(until: due)) != nil else { return }
+                    let which = rounds.withLock { $0.ran(at: .now) }
+                    logger.info("resume: resynchronising (\(which))")
+                    resync()
+                    await merger.receive(.resumed)
+                }
+            }
+        }
+        defer { pacer.cancel() }
         for await signal in signals {
             guard case .boolean(false)? = signal.body.first else { continue }
-            again?.cancel()
-            let round = { @Sendable [logger, merger] (which: String) async in
-                logger.info("resume: resynchronising (\(which))")
-                resync()
-                await merger.receive(.resumed)
-            }
-            await round("at wake")
-            again = Task {
-                guard (try? await Task.sleep(for: .seconds(5))) != nil else { return }
-                await round("5 s after wake")
-            }
+            rounds.withLock { $0.woke() }
+            wake.yield()
         }
     }
 }
