@@ -55,6 +55,7 @@ bench_flood() {
         BS_PIDS+=("$probe_pid")
         sleep 2
         before=$(bs_kib "$reachd_pid" VmRSS)
+        local ticks_before; ticks_before=$(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat")
         local lines_before; lines_before=$(wc -l <"$directory/probe.out")
         in_reachd daemon /usr/bin/python3 "$tool" flood "$Z" 256 128 'n%d.flood.test' >"$directory/flood.out" 2>&1 &
         flood_pid=$!
@@ -64,7 +65,8 @@ bench_flood() {
         answered=$(sed -n 's/^answered \([0-9]*\) seconds \([0-9.]*\)$/\1 calls in \2 s/p' "$directory/flood.out")
         worst=$(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
         say "  flood: ${answered:-not all answered}; $(grep '^answer ' "$directory/flood.out" | tr '\n' ' ')"
-        say "  probe during the flood: $((lines_after - lines_before)) answers, worst ${worst} ms"
+        say "  probe during the flood: $((lines_after - lines_before)) answers, worst ${worst} ms; reachd's CPU during it: $(( ($(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat") - ticks_before) * 1000 / $(getconf CLK_TCK) )) ms"
+        say "  probe latencies over 500 ms, in order (line: ms): $(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > 500 { printf "%d:%s ", NR, $1 }')"
         kill "$flood_pid" 2>/dev/null || true
         sleep 30
         after=$(bs_kib "$reachd_pid" VmRSS)
