@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CReachdDBusShims", dependencies: ["CReachdDBus"]),
         // The epoll, eventfd and signalfd headers Glibc's module lacks; headers only.
         .systemLibrary(name: "CReachdEventLoops"),
-        // glibc malloc tuning (<malloc.h>) for the service executable.
+        // glibc malloc tuning (<malloc.h>): the service executable's, and the engine's trim after a flood.
         .target(name: "CReachdMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
         .target(name: "CReachdNetlink"),
@@ -61,6 +61,7 @@ let package = Package(
             name: "ReachdEngine",
             dependencies: [
                 "ReachdDBus", "ReachdEventLoops", "ReachdCore", "ReachdContract", "CReachdNetlink", "CReachdIDN2",
+                "CReachdMemory",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

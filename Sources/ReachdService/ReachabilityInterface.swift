@@ -52,7 +52,8 @@ enum ReachabilityInterface {
                 MethodDeclaration(name: ReachdContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
                                   handler: .deferred { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
-                    let report = try await monitors.check(host, for: callers.account(of: try sender(of: call)))
+                    let caller = try sender(of: call)
+                    let report = try await monitors.check(host, for: callers.account(of: caller), caller: caller.rawValue)
                     return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
                 }),
             ],

@@ -54,10 +54,14 @@ public final class ReachdProcess: Sendable {
     /// `systemInstance`: run `reachd --system`, serving on `session` (then a system-style bus,
     /// given as `DBUS_SYSTEM_BUS_ADDRESS`, with no session bus at all) as the Unix user `user`
     /// (`setpriv --reuid USER --regid USER --clear-groups`), as the system unit runs it.
+    ///
+    /// `resolverConfiguration`: a file bound over `/etc/resolv.conf` for reachd alone (a mount
+    /// namespace of its own, in the tests' network namespace), e.g. a name server that never
+    /// answers; readable by `user`.
     public init(
         session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
         network: Network = .testNamespace, arguments: [String] = [],
-        systemInstance: Bool = false, user: String? = nil
+        systemInstance: Bool = false, user: String? = nil, resolverConfiguration: String? = nil
     ) throws {
         guard access(Self.executable, X_OK) == 0 else {
             throw TestFailure("reachd is not built at \(Self.executable)")
@@ -110,8 +114,14 @@ public final class ReachdProcess: Sendable {
         case .testNamespace, .current:
             if case .testNamespace = network { try Self.requireTestNamespace() }
             let command = dropPrivileges + [executable] + reachdArguments
-            launcher = command[0]
-            launcherArguments = Array(command.dropFirst())
+            if let resolverConfiguration {
+                launcher = "/usr/bin/unshare"
+                launcherArguments = ["--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                                     "mount --bind \"$0\" /etc/resolv.conf && exec \"$@\"", resolverConfiguration] + command
+            } else {
+                launcher = command[0]
+                launcherArguments = Array(command.dropFirst())
+            }
         }
         process = try ChildProcess(launcher, launcherArguments, environment: environment,
                                    unsetting: unsetting, keepFatalWarnings: true)

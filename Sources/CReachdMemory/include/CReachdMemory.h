@@ -10,4 +10,8 @@
 // turns off glibc's dynamic raising of the threshold.
 static inline int CMemory_set_mmap_threshold(size_t bytes) { return mallopt(M_MMAP_THRESHOLD, (int)bytes); }
 
+// malloc_trim(pad): gives the free memory at the top of the heap and whole free pages inside every
+// arena back to the system, keeping `pad` bytes at the top.
+static inline int CMemory_trim(size_t pad) { return malloc_trim(pad); }
+
 #endif

@@ -49,22 +49,51 @@ struct HostEvaluator: Sendable {
     /// timeout, a failing server): such a name is worth asking again soon.
     func evaluate(_ host: HostSpecification, client: String, portal: Bool, round: Round)
         async throws(HostEvaluationFailure) -> (report: HostReport, couldNotResolve: Bool) {
-        let addresses: [IPAddress]
-        var couldNotResolve = false
+        let resolved: Resolved
         switch host {
-        case .address(let address):
-            addresses = [address]
-        case .name(let name):
-            switch await resolver.resolve(name, for: client) {
-            case .addresses(let found): addresses = found
-            case .noAddress: addresses = []
-            case .couldNotResolve:
-                addresses = []
-                couldNotResolve = true
+        case .address(let address): resolved = Resolved(addresses: [address], couldNotResolve: false)
+        case .name(let name): resolved = Resolved(await resolver.resolve(name, for: client))
+        }
+        return (try judge(resolved, portal: portal, round: round), resolved.couldNotResolve)
+    }
+
+    /// A host's addresses, as a judgement needs them.
+    struct Resolved: Sendable {
+        var addresses: [IPAddress]
+        /// No answer from the resolver (not: "no such name").
+        var couldNotResolve: Bool
+
+        init(addresses: [IPAddress], couldNotResolve: Bool) {
+            self.addresses = addresses
+            self.couldNotResolve = couldNotResolve
+        }
+
+        init(_ answer: Resolver.Answer) {
+            switch answer {
+            case .addresses(let found): self.init(addresses: found, couldNotResolve: false)
+            case .noAddress: self.init(addresses: [], couldNotResolve: false)
+            case .couldNotResolve: self.init(addresses: [], couldNotResolve: true)
             }
         }
+    }
+
+    /// `CheckHost`'s addresses: a literal's own, a name's from the resolver, for `caller` and
+    /// under its account's cap of waiting lookups. Done before the round is started, so a refused
+    /// name costs the kernel nothing, and an answered one is judged on the routes of its answer's time.
+    func addresses(of host: HostSpecification, client: String, caller: String) async throws(Resolver.Refusal) -> Resolved {
+        switch host {
+        case .address(let address): Resolved(addresses: [address], couldNotResolve: false)
+        case .name(let name): Resolved(try await resolver.resolve(name, for: client, caller: caller))
+        }
+    }
+
+    /// Judges `resolved` on the kernel's routes. Throws when the kernel did not answer a route
+    /// lookup: nothing is known, and that must not be published as "not reachable". A name that
+    /// cannot be resolved (the DNS says it does not exist, or gives no answer in time) is not
+    /// reachable, as SCNetworkReachability has it.
+    func judge(_ resolved: Resolved, portal: Bool, round: Round) throws(HostEvaluationFailure) -> HostReport {
         var lookups: [RouteLookupResult?] = []
-        for address in addresses {
+        for address in resolved.addresses {
             let found: RouteLookupResult?
             do { found = try routes.route(to: address, links: round.links) } catch { throw .routeLookup(error) }
             guard var route = found else {
@@ -74,7 +103,7 @@ struct HostEvaluator: Sendable {
             route.isDefaultRoute = route.hasGateway && round.defaultInterfaces.contains(route.outgoingInterface)
             lookups.append(route)
         }
-        return (HostReachability(addressRoutes: lookups, portal: portal).report, couldNotResolve)
+        return HostReachability(addressRoutes: lookups, portal: portal).report
     }
 }
 

@@ -163,14 +163,16 @@ package final class HostMonitorRegistry: Sendable {
         }
     }
 
-    /// `owner` left: what it held goes, and a creation of its still under way is undone when
-    /// it finishes.
+    /// `owner` left: what it held goes, its waiting lookups are dropped, and a creation of its
+    /// still under way is undone when it finishes.
     package func ownerLeft(_ owner: String) async {
         let ids = state.withLock { state in
             state.departed.append(owner)
             if state.departed.count > 4096 { state.departed.removeFirst(state.departed.count - 4096) }
             return state.monitors.values.filter { $0.owner == owner }.map(\.id)
         }
+        // Its CheckHost lookups still waiting for a resolver thread go too: no one would hear them.
+        evaluator.resolver.callerLeft(owner)
         let released = remove(ids)
         guard !released.isEmpty else { return }
         await sink.detach(released)
@@ -179,20 +181,48 @@ package final class HostMonitorRegistry: Sendable {
 
     // MARK: Evaluating
 
-    /// A one-shot answer, as `CheckHost` gives it. A lookup the kernel does
-    /// not answer is tried again a few times (100, 200, 400 ms); if it still
-    /// gets no answer the caller hears `TryAgain`, never "not reachable".
-    package func check(_ host: HostSpecification, for account: String) async throws(DBusError) -> HostReport {
+    /// A one-shot answer, as `CheckHost` gives it. A name is resolved first, for `caller` (the
+    /// connection asking; its departure drops the lookup) and under `account`'s cap of waiting
+    /// lookups (beyond it `LimitExceeded`, at once); an in-process caller (nil) has no one to
+    /// share with and no cap. A lookup the kernel does not answer is tried again a few times
+    /// (100, 200, 400 ms); if it still gets no answer the caller hears `TryAgain`, never
+    /// "not reachable".
+    package func check(_ host: HostSpecification, for account: String, caller: String? = nil) async throws(DBusError) -> HostReport {
+        let resolved: HostEvaluator.Resolved
+        if let caller {
+            do {
+                resolved = try await evaluator.addresses(of: host, client: account, caller: caller)
+            } catch {
+                throw Self.error(for: error, account: account)
+            }
+        } else {
+            resolved = switch host {
+            case .address(let address): .init(addresses: [address], couldNotResolve: false)
+            case .name(let name): .init(await evaluator.resolver.resolve(name, for: account))
+            }
+        }
         var backoff = RetryBackoff()
         while true {
             do {
-                return try await evaluate(host, for: account)
+                return try evaluator.judge(resolved, portal: portal(), round: evaluator.startRound())
             } catch {
                 guard backoff.failures < 3,
                       (try? await Task.sleep(for: backoff.next())) != nil else {
                     throw ReachdContract.tryAgain("reachd could not judge \(host.text): \(error); try again")
                 }
             }
+        }
+    }
+
+    private static func error(for refusal: Resolver.Refusal, account: String) -> DBusError {
+        switch refusal {
+        case .queueFull(let limit):
+            let holder = account.hasPrefix("uid ")
+                ? "this user (\(account)) already has \(limit) host names waiting to be resolved over all its connections, the most one user may have"
+                : "this connection already has \(limit) host names waiting to be resolved, the most one client may have"
+            return ReachdContract.limitExceeded("\(holder); ask again once some have been answered")
+        case .callerLeft:
+            return ReachdContract.tryAgain("the caller left the bus before its name was resolved")
         }
     }
 

@@ -180,9 +180,17 @@ final class InProcessEngine: Sendable {
             shared = loop
             return loop
         }
+        var configuration = try Self.configuration()
+        // Another namespace's NetworkManager (the host's, through its bus socket) is no source here,
+        // from the first answer on.
+        if configuration.usesSystemBus,
+           let devices = await NetworkManagerNamespace.foreignDevices(systemBusAddress: configuration.systemBusAddress, loop: loop) {
+            Self.logger.notice("NetworkManager on the system bus manages \(devices.joined(separator: ", ")), no link of this network namespace: following the kernel's routes")
+            configuration.usesSystemBus = false
+        }
         let hosts = InProcessHostMonitors()
         let engine = try ReachdEngine(
-            configuration: try Self.configuration(), logger: Self.logger, loop: loop, hostSink: hosts,
+            configuration: configuration, logger: Self.logger, loop: loop, hostSink: hosts,
             initial: { [self] value in state.withLock { $0.value = value } },
             announce: { [self] value in broadcast(value) })
         do {

@@ -1,0 +1,83 @@
+# The flood row of Scripts/bench (issue 40): one user's flood of never-answered names against
+# reachd --system, and another user's CheckHost 127.0.0.1 during it. Sourced by Scripts/bench
+# after lib.sh, system-instance.sh (si_as, si_system_bus) and its row helpers (row, verdict);
+# needs root (the reachd user, setpriv, a network namespace).
+#
+# reachd --system runs as user reachd on Debian's deny-by-default system bus (as the (i) rows), in
+# a network and mount namespace of its own: lo, a veth whose default route leads to 192.0.2.1
+# where nothing answers, and /etc/resolv.conf naming that address (timeout 30 s), so every name
+# is a name the resolver never answers, and nothing leaves the machine. The callers run in that
+# namespace (nsenter), as two other users: `daemon` floods (Scripts/harness/host-flood flood: 256
+# connections, Debian's max_connections_per_user, × 128 calls, its max_replies_per_connection, all
+# at once), `nobody` probes (host-flood probe: CheckHost 127.0.0.1 every 20 ms, timed). Figures:
+# the probe's worst latency from the flood's start until every flood call was answered, and
+# reachd's VmRSS before the flood and 30 s after the flooder left.
+# shellcheck shell=bash disable=SC2154
+
+bench_flood() {
+    local directory policies Z reachd_pid probe_pid flood_pid tool resolver before after worst answered v failed=""
+    say "(p) one user's flood of never-answered names (256 connections × 128 CheckHost), another user's CheckHost 127.0.0.1 during it"
+    if [ "$(id -u)" != 0 ]; then
+        row "flood: another user's worst CheckHost 127.0.0.1 during one user's 32,768 never-answered names, ms" "-" "-" "-" "< 1000" \
+            "not run: needs root (the reachd user, setpriv, a network namespace)"
+        return 0
+    fi
+    getent passwd reachd >/dev/null || systemd-sysusers "$BS_ROOT/dbus/system/reachd.sysusers.conf"
+    directory="$(mktemp -d /tmp/reachd-bench-flood.XXXXXX)"
+    BS_DIRS+=("$directory")
+    chmod 755 "$directory"
+    policies="$directory/system.d"
+    mkdir -m 755 "$policies"
+    cp "$BS_ROOT/dbus/system/io.reachd.Reachability1.conf" "$policies/"
+    chmod 644 "$policies/"*
+    tool="$directory/host-flood"
+    install -m 755 "$BS_ROOT/Scripts/harness/host-flood" "$tool"
+    resolver="$directory/resolv.conf"
+    printf 'nameserver 192.0.2.1\noptions timeout:30 attempts:1\n' >"$resolver"
+    chmod 644 "$resolver"
+    si_system_bus "$directory" "$policies" Z
+    unshare --net --mount --propagation private -- /bin/sh -c '
+        ip link set lo up && ip link add fv0 type veth peer name fv1 && ip link set fv1 up &&
+        ip address add 192.0.2.2/24 dev fv0 && ip link set fv0 up && ip route add default via 192.0.2.1 &&
+        mount --bind "$0" /etc/resolv.conf && exec "$@"' "$resolver" \
+        setpriv --reuid="$(id -u reachd)" --regid="$(id -g reachd)" --clear-groups \
+        env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$Z" "$BS_REACHD" --system --no-config \
+        </dev/null >>"$BS_WORK/reachd-flood.log" 2>&1 &
+    reachd_pid=$!
+    BS_PIDS+=("$reachd_pid")
+    bs_wait_name "$Z" io.reachd.Reachability1 || failed="failed: reachd --system did not own its name ($(tail -n 3 "$BS_WORK/reachd-flood.log" | tr '\n' ' '))"
+    # in_reachd USER COMMAND…: COMMAND as USER in reachd's network namespace.
+    in_reachd() { local user="$1"; shift; nsenter --net="/proc/$reachd_pid/ns/net" -- setpriv --reuid="$(id -u "$user")" \
+        --regid="$(id -g "$user")" --clear-groups env -i PATH=/usr/bin:/bin "$@"; }
+    if [ -z "$failed" ]; then
+        in_reachd nobody /usr/bin/python3 "$tool" probe "$Z" 127.0.0.1 20 >"$directory/probe.out" 2>&1 &
+        probe_pid=$!
+        BS_PIDS+=("$probe_pid")
+        sleep 2
+        before=$(bs_kib "$reachd_pid" VmRSS)
+        local ticks_before; ticks_before=$(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat")
+        local lines_before; lines_before=$(wc -l <"$directory/probe.out")
+        in_reachd daemon /usr/bin/python3 "$tool" flood "$Z" 256 128 'n%d.flood.test' >"$directory/flood.out" 2>&1 &
+        flood_pid=$!
+        BS_PIDS+=("$flood_pid")
+        for _ in $(seq 240); do grep -q '^done$' "$directory/flood.out" && break; sleep 0.5; done
+        local lines_after; lines_after=$(wc -l <"$directory/probe.out")
+        answered=$(sed -n 's/^answered \([0-9]*\) seconds \([0-9.]*\)$/\1 calls in \2 s/p' "$directory/flood.out")
+        worst=$(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
+        say "  flood: ${answered:-not all answered}; $(grep '^answer ' "$directory/flood.out" | tr '\n' ' ')"
+        say "  probe during the flood: $((lines_after - lines_before)) answers, worst ${worst} ms; reachd's CPU during it: $(( ($(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat") - ticks_before) * 1000 / $(getconf CLK_TCK) )) ms"
+        say "  probe latencies over 500 ms, in order (line: ms): $(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > 500 { printf "%d:%s ", NR, $1 }')"
+        kill "$flood_pid" 2>/dev/null || true
+        sleep 30
+        after=$(bs_kib "$reachd_pid" VmRSS)
+        kill "$probe_pid" 2>/dev/null || true
+        [ -n "$answered" ] || failed="failed: the flood's calls were not all answered within 120 s"
+    fi
+    v=${failed:-$(verdict "${worst:-0} < 1000")}
+    row "flood: another user's worst CheckHost 127.0.0.1 during one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus)" \
+        "${worst:--}" "-" "-" "< 1000" "$v"
+    v=${failed:-$(verdict "${after:-0} <= ${before:-0} + 8192")}
+    row "flood: reachd's VmRSS 30 s after the flooder left, MiB (before the flood in the baseline column)" \
+        "$(awk -v k="${after:-0}" 'BEGIN { printf "%.1f", k / 1024 }')" "$(awk -v k="${before:-0}" 'BEGIN { printf "%.1f", k / 1024 }')" \
+        "$(ratio "${after:-0}" "${before:-1}")" "≤ before + 8" "$v"
+}
