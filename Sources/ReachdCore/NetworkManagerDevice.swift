@@ -26,11 +26,16 @@ public struct NetworkManagerDevice: Sendable, Hashable {
     /// The radio signal, 0–100: a Wi-Fi device's active access point's `Strength`; nil for other
     /// devices and while the device has no access point.
     public var signalStrength: UInt8?
+    /// A modem device's `Udi`: the ModemManager object of its modem
+    /// (`/org/freedesktop/ModemManager1/Modem/0`), whose `SignalQuality` is the cellular signal;
+    /// nil for other devices.
+    public var modemPath: String?
 
     public init(
         type: NMDeviceType = .unknown, interface: String, ipInterface: String = "", managed: Bool,
         state: NMDeviceState, ip4Connectivity: NMConnectivityState = .unknown,
-        ip6Connectivity: NMConnectivityState = .unknown, isExternal: Bool = false, signalStrength: UInt8? = nil
+        ip6Connectivity: NMConnectivityState = .unknown, isExternal: Bool = false, signalStrength: UInt8? = nil,
+        modemPath: String? = nil
     ) {
         self.type = type
         self.interface = interface
@@ -41,6 +46,7 @@ public struct NetworkManagerDevice: Sendable, Hashable {
         self.ip6Connectivity = ip6Connectivity
         self.isExternal = isExternal
         self.signalStrength = signalStrength
+        self.modemPath = modemPath
     }
 
     /// The kernel's name for it: `IpInterface` if known, else `Interface`.

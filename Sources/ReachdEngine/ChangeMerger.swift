@@ -53,6 +53,8 @@ actor ChangeMerger {
         case reachdCheck(CheckPaths.PathKey, ConnectivityCheckResult)
         /// A change of link quality held back (`LinkQualityHold`) may be published now.
         case linkQualityTimer
+        /// ModemManager's modems' signals, or nil when it is absent.
+        case modemManager(ModemSignals?)
         /// There is no system bus to watch (none configured or reachable, or it went away): no
         /// network daemon can come, which makes `online` provably out of reach with the kernel alone.
         case noSystemBus
@@ -112,6 +114,8 @@ actor ChangeMerger {
     private var overriding: ReachabilityDecision.Rule?
     /// Link quality as published, and the timer armed while a change of it is held back.
     private var noSystemBus = false
+    /// ModemManager's last word, nil while it is absent (only link quality reads it).
+    private var modems: ModemSignals?
     private var linkQuality = LinkQualityHold()
     private var linkQualityTimer: Task<Void, Never>?
     /// The kernel's measurements of the path's link, until the kernel says something changed
@@ -178,6 +182,9 @@ actor ChangeMerger {
             return await recompute()
         case .noSystemBus:
             noSystemBus = true
+            guard heardNetworkManager else { return }
+        case .modemManager(let signals):
+            modems = signals
             guard heardNetworkManager else { return }
         }
         let started = computed != nil
@@ -354,7 +361,7 @@ actor ChangeMerger {
         case .ethernet: .ethernet
         default: nil
         }
-        let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman) {
+        let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman, modems: modems) {
             if let kernelMeasurements, kernelMeasurements.interface == interface { return kernelMeasurements.inputs }
             let measured = LinkMeasurementReader.measurements(of: interface, medium: medium)
             kernelMeasurements = (interface, measured)

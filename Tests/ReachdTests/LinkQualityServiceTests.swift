@@ -92,3 +92,60 @@ struct LinkQualityServiceTests {
         }
     }
 }
+
+extension LinkQualityServiceTests {
+    @Test("a modem NetworkManager runs: ModemManager's SignalQuality of the modem its device names (Udi) grades it, and follows its changes")
+    func modemManagersSignalGradesACellularPath() async throws {
+        let system = try PrivateBus(.system)
+        defer { system.stop() }
+        let session = try PrivateBus(.session)
+        defer { session.stop() }
+        let networkManager = try await NetworkManagerMock(on: system)
+        defer { networkManager.stop() }
+        try await networkManager.addModem()
+        let modem = "/org/freedesktop/ModemManager1/Modem/0"
+        try await networkManager.call(NetworkManagerMock.manager + "/Devices/modem0", NetworkManagerMock.mockInterface, "AddProperty",
+                                      "ssv", NetworkManagerMock.name + ".Device", "Udi", "s", modem)
+        // Real NetworkManager lists every device in its Devices; the template's helper does not add this one.
+        try await networkManager.call(NetworkManagerMock.manager, NetworkManagerMock.properties, "Set", "ssv", NetworkManagerMock.name,
+                                      "Devices", "ao", "1", NetworkManagerMock.manager + "/Devices/modem0")
+        try await networkManager.setManager("PrimaryConnection", "o", NetworkManagerMock.manager + "/ActiveConnection/gsm0")
+        try await networkManager.setManager("PrimaryConnectionType", "s", "gsm")
+        try await networkManager.setState(70)
+        // ModemManager has no dbusmock template: its object manager and one modem, as ModemManager exports them.
+        let modemManager = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "-m", "org.freedesktop.ModemManager1",
+                                                                 "/org/freedesktop/ModemManager1", "org.freedesktop.ModemManager1"],
+                                            environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address], unsetting: ["PYTHONPATH", "PYTHONHOME"])
+        defer { modemManager.stop(SIGTERM) }
+        try await eventually(timeout: .seconds(20), "dbusmock owns org.freedesktop.ModemManager1") {
+            try await system.owner(of: "org.freedesktop.ModemManager1") != nil
+        }
+        func modemManagerCall(_ path: String, _ interface: String, _ member: String, _ arguments: String...) async throws {
+            try await runToolChecked("busctl", ["--address=\(system.address)", "call", "org.freedesktop.ModemManager1",
+                                                path, interface, member] + arguments)
+        }
+        try await modemManagerCall("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock", "AddObject", "ssa{sv}a(ssss)",
+                                   modem, "org.freedesktop.ModemManager1.Modem", "2", "SignalQuality", "(ub)", "63", "true",
+                                   "State", "i", "11", "0")
+        try await withReachd(session: session, systemBus: system.address, arguments: ["--no-override"]) { reachd in
+            var seen = ""
+            do {
+                try await eventually(timeout: .seconds(10), "reachd says WWAN, good") {
+                    let type = try await Self.property("InterfaceType", session)
+                    let quality = try await Self.property("LinkQuality", session)
+                    seen = "\(type) \(quality) \(try await Self.property("Details", session))"
+                    return type == "s \"wwan\"" && quality == "s \"good\""
+                }
+            } catch {
+                throw TestFailure("reachd says \(seen)\nreachd:\n\(reachd.standardError.suffix(3000))")
+            }
+            let details = try await Self.property("Details", session)
+            #expect(details.contains("\"link-signal\" y 63") && details.contains("\"link-signal-source\" s \"modemmanager\""), "\(details)")
+            try await modemManagerCall(modem, "org.freedesktop.DBus.Properties", "Set", "ssv",
+                                       "org.freedesktop.ModemManager1.Modem", "SignalQuality", "(ub)", "18", "true")
+            try await eventually(timeout: .seconds(15), "a weak signal: minimal") {
+                try await Self.property("LinkQuality", session) == "s \"minimal\""
+            }
+        }
+    }
+}

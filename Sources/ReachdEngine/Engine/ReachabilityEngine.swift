@@ -202,6 +202,8 @@ package final class ReachdEngine: Sendable {
         defer { networkd.cancel() }
         let connman = await watchConnMan(on: system, resyncs: connmanResyncs)
         defer { connman.cancel() }
+        let modems = watchModemManager(on: system)
+        defer { modems.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         defer { Task { [checker] in await checker.attach(nil) } }
         do {
@@ -241,6 +243,20 @@ package final class ReachdEngine: Sendable {
         }
         for await _ in firstReport { break }
         return task
+    }
+
+    /// Follows ModemManager on `system` for its modems' signals (link quality of a cellular path
+    /// NetworkManager runs); nothing waits for its first word.
+    private func watchModemManager(on system: Connection) -> Task<Void, Never> {
+        let backend = ModemManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
+        return Task { [logger, merger] in
+            do {
+                try await backend.run { signals in await merger.receive(.modemManager(signals)) }
+            } catch {
+                logger.error("watching ModemManager failed: \(error)")
+                await merger.receive(.modemManager(nil))
+            }
+        }
     }
 
     /// Follows ConnMan on `system` (it counts only while NetworkManager is absent); returns once

@@ -101,8 +101,9 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
 
     /// `ActiveAccessPoint`, on `Device.Wireless`.
     private static let activeAccessPoint = "ActiveAccessPoint"
-    /// `NM_DEVICE_TYPE_WIFI`.
+    /// `NM_DEVICE_TYPE_WIFI`, `NM_DEVICE_TYPE_MODEM`.
     private static let deviceTypeWiFi: UInt32 = 2
+    private static let deviceTypeModem: UInt32 = 8
 
     /// The Wi-Fi devices of the primary connection that answered.
     private func primaryWiFiDevices(_ manager: [String: DBusValue]) -> [ObjectPath] {
@@ -188,7 +189,9 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
                 ip4Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip4Connectivity"])),
                 ip6Connectivity: NMConnectivityState(rawValue: uint32(properties["Ip6Connectivity"])),
                 isExternal: uint32(connection["StateFlags"]) & Self.activationStateFlagExternal != 0,
-                signalStrength: signalStrength(ofDevice: properties))
+                signalStrength: signalStrength(ofDevice: properties),
+                modemPath: uint32(properties["DeviceType"]) == Self.deviceTypeModem
+                    ? string(properties["Udi"]).nonEmpty : nil)
         }
     }
 
@@ -238,4 +241,9 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         default: 0
         }
     }
+}
+
+extension String {
+    /// nil for `""`.
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }
