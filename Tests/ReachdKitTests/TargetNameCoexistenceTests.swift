@@ -65,6 +65,9 @@ private struct AliasedApp {
         root = base.appendingPathComponent("App").path
         scratch = base.appendingPathComponent("build").path
         let alias = aliased ? ", moduleAliases: [\"Network\": \"ReachdNetwork\"]" : ""
+        // SwiftPM knows a path dependency by its folder's name (a clone may be in any folder):
+        // products and aliases name that identity, as an app's manifest would.
+        let identity = URL(fileURLWithPath: reachdRoot).lastPathComponent.lowercased()
         try write("Other/Package.swift", """
             // swift-tools-version: 6.1
             import PackageDescription
@@ -83,10 +86,10 @@ private struct AliasedApp {
 
             let package = Package(
                 name: "App",
-                dependencies: [.package(name: "reachd", path: "\(reachdRoot)"), .package(path: "../Other")],
+                dependencies: [.package(path: "\(reachdRoot)"), .package(path: "../Other")],
                 targets: [
                     .executableTarget(name: "App", dependencies: [
-                        .product(name: "Network", package: "reachd"\(alias)),
+                        .product(name: "Network", package: "\(identity)"\(alias)),
                         .product(name: "OtherKit", package: "Other"),
                     ]),
                 ]

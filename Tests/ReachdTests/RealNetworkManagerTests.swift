@@ -67,7 +67,7 @@ struct RealNetworkManagerTests {
             let connected = Published(
                 status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
                 statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
-                connectivity: "full", backend: "networkmanager")
+                connectivity: "full", backend: "networkmanager", linkQuality: "good")  // a veth says 10000 Mb/s
             // DISCONNECTED (carrier lost) or ASLEEP (networking off), Connectivity NONE, Metered UNKNOWN.
             let offline = Published(
                 status: 0, flags: 0x0, reachable: false, reachableViaWWAN: false, reachableViaWiFi: false,
@@ -77,7 +77,7 @@ struct RealNetworkManagerTests {
             let kernel = Published(
                 status: 2, flags: 0x2, reachable: true, reachableViaWWAN: false, reachableViaWiFi: true,
                 statusString: "Reachable via WiFi", interfaceType: "ethernet", interface: clientInterface, metered: false,
-                connectivity: "unknown", backend: "netlink")
+                connectivity: "unknown", backend: "netlink", linkQuality: "good")
 
             try await withPrivateBus { session in
                 try await withReachd(session: session, systemBus: systemBus,
