@@ -235,17 +235,23 @@ final class ChurnLab: Sendable {
     func latency(reachdBackend: String? = nil, daemonAnswersAt since: ContinuousClock.Instant? = nil,
                  daemon: ChurnSource? = nil, timeout: Duration = .seconds(90)) async throws -> Duration {
         var daemonAt = since
+        // When the last read that found reachd not yet right began: reachd was late at least
+        // until then. The read that finds it right ends a round of the test's own polling later,
+        // which on a busy machine is itself hundreds of milliseconds and is not reachd's.
+        var lastWrongRead: ContinuousClock.Instant?
         let deadline = ContinuousClock.now + timeout
         while true {
             let now = ContinuousClock.now
             if daemonAt == nil, await daemonRight(daemon) { daemonAt = now }
+            let reading = ContinuousClock.now
             if await reachdRight(backend: reachdBackend) {
-                // Reachd right before the daemon's own answer: it was not late. Otherwise from the
-                // round that saw the daemon right to the read that saw reachd right (at most one
-                // round more than the truth).
-                guard let daemonAt else { return .zero }
-                return ContinuousClock.now - daemonAt
+                // Reachd right before the daemon's own answer, or at the first read after it: it
+                // was not late. Otherwise from the round that saw the daemon right to the last
+                // read that still saw reachd wrong.
+                guard let daemonAt, let lastWrongRead, lastWrongRead > daemonAt else { return .zero }
+                return lastWrongRead - daemonAt
             }
+            lastWrongRead = reading
             guard ContinuousClock.now < deadline else {
                 let seen = (try? await reachdProperties(["Status", "Backend", "Interface", "UnsatisfiedReason"])) ?? []
                 throw TestFailure("reachd's answer not right after \(timeout) (daemon's own: \(daemonAt == nil ? "not yet" : "right")): \(seen)")
