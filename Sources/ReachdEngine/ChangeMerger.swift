@@ -356,14 +356,10 @@ actor ChangeMerger {
     /// `Details`, its grade into `LinkQuality`, a change of grade on the same link at most once per
     /// `LinkQualityHold.minimum` (one timer, armed only while a change waits).
     private func gradeLinkQuality(of value: inout PublishedReachability) {
-        let interface = value.interface, medium: LinkMedium? = switch value.interfaceType {
-        case .wifi: .wifi
-        case .ethernet: .ethernet
-        default: nil
-        }
+        let interface = value.interface, type = value.interfaceType
         let inputs = LinkQualityInputs.ofPath(value, networkManager: networkManager, connman: connman, modems: modems) {
             if let kernelMeasurements, kernelMeasurements.interface == interface { return kernelMeasurements.inputs }
-            let measured = LinkMeasurementReader.measurements(of: interface, medium: medium)
+            let measured = LinkMeasurementReader.measurements(of: interface, type: type)
             kernelMeasurements = (interface, measured)
             return measured
         }

@@ -5,11 +5,11 @@ import ReachdCore
 /// event), never polled: a stable link costs nothing, and a signal the kernel alone measures is
 /// as fresh as the last change of the path.
 enum LinkMeasurementReader {
-    static func measurements(of interface: String, medium: LinkMedium?) -> LinkQualityInputs {
-        switch medium {
-        case .ethernet?:
+    static func measurements(of interface: String, type: InterfaceType) -> LinkQualityInputs {
+        switch type {
+        case .ethernet:
             return LinkQualityInputs(ethernetSpeedMegabits: ethernetSpeed(of: interface))
-        case .wifi?:
+        case .wifi:
             let statistics = WirelessStatistics(text: LinkInspector.read("/proc/net/wireless") ?? "")
             return LinkQualityInputs(signalPercent: statistics.signalPercent(of: interface), signalSource: .kernel)
         default:

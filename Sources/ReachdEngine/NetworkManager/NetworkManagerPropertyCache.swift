@@ -191,7 +191,7 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
                 isExternal: uint32(connection["StateFlags"]) & Self.activationStateFlagExternal != 0,
                 signalStrength: signalStrength(ofDevice: properties),
                 modemPath: uint32(properties["DeviceType"]) == Self.deviceTypeModem
-                    ? string(properties["Udi"]).nonEmpty : nil)
+                    ? properties["Udi"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } : nil)
         }
     }
 
@@ -241,9 +241,4 @@ struct NetworkManagerPropertyCache: Sendable, Equatable {
         default: 0
         }
     }
-}
-
-extension String {
-    /// nil for `""`.
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }
