@@ -233,8 +233,11 @@ struct InstallTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A wrapper, as ccache or a cross toolchain's is: it records what it was given, then compiles.
         let wrapper = "\(folder)/cc-wrapper"
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(folder)/arguments\"\nexec cc \"$@\"\n".write(toFile: wrapper, atomically: false, encoding: .utf8)
-        chmod(wrapper, 0o755)
+        // Written here, made executable by install(1): a file this process held open for writing
+        // is inherited by the children other tests spawn meanwhile, and running it would fail with
+        // "Text file busy" while any of them kept it (as OtherUsersCopies copies with cp).
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(folder)/arguments\"\nexec cc \"$@\"\n".write(toFile: wrapper + ".sh", atomically: false, encoding: .utf8)
+        try await runToolChecked("/usr/bin/install", ["-m", "755", wrapper + ".sh", wrapper])
         let root = Executables.packageRoot.path
         let result = try await runTool("/bin/bash", ["-c", "cd \"$2\" && source Scripts/lib/common.sh && source Scripts/lib/gio-module.sh && gio_module_build \"$1\"",
                                                      "gio-module", "\(folder)/module", root],
