@@ -7,7 +7,7 @@ extension ReachdGioModuleTests {
     /// `g_network_monitor_can_reach` and `can_reach_async` answered by reachd's CheckHost
     /// (contract 3 §1.2): the same answer both ways, GIO's error codes, cancellation honoured,
     /// and the async form never holding up the app's main loop.
-    @Suite("can_reach through reachd's CheckHost", .timeLimit(.minutes(3)))
+    @Suite("can_reach through reachd's CheckHost", .serialized, .timeLimit(.minutes(3)))
     struct CanReachTests {
         /// The reach command's answers, by host.
         static func answers(_ events: [ConsumerEvent]) -> [String: (sync: ConsumerAnswer, async: ConsumerAnswer)] {

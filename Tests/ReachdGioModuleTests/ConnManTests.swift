@@ -8,7 +8,7 @@ extension ReachdGioModuleTests {
     /// system bus, over the namespace's real links: Scripts/harness/connman-netns --standin), and
     /// every GLib app gets ConnMan's answer through the module, which GLib's own monitors cannot
     /// give (they have no ConnMan back end). Each change reaches the app as one `network-changed`.
-    @Suite("A GLib app where ConnMan manages the network", .timeLimit(.minutes(3)))
+    @Suite("A GLib app where ConnMan manages the network", .serialized, .timeLimit(.minutes(3)))
     struct ConnManTests {
         static let harness = ModuleBuilds.packageRoot + "/Scripts/harness/connman-netns"
 

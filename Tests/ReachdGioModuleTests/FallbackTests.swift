@@ -5,7 +5,7 @@ import Testing
 extension ReachdGioModuleTests {
     /// Where reachd cannot answer, the module's init fails at once and GLib picks its own
     /// monitor, as it does without the module; an app can also choose GLib's own by name.
-    @Suite("GLib's own monitor when reachd cannot answer", .timeLimit(.minutes(2)))
+    @Suite("GLib's own monitor when reachd cannot answer", .serialized, .timeLimit(.minutes(2)))
     struct FallbackTests {
         /// Contract 3 §1.3: with the module installed where reachd cannot answer, get_default()
         /// returns within this. What it takes is mostly GLib's own networkmanager monitor's init,

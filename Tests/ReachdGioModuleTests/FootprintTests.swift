@@ -5,7 +5,7 @@ import Testing
 extension ReachdGioModuleTests {
     /// What the module costs an app beyond its answer (contract 3 §1.2): no thread of its own,
     /// two match rules on the session bus. Time, memory and idle wake-ups are Scripts/bench's rows.
-    @Suite("What the module adds to an app", .timeLimit(.minutes(2)))
+    @Suite("What the module adds to an app", .serialized, .timeLimit(.minutes(2)))
     struct FootprintTests {
         /// busctl's `a{sas} N "NAME" COUNT "RULE"… …` (rules quote with \', never ") by connection.
         static func matchRules(_ text: String) -> [String: [String]] {

@@ -13,7 +13,7 @@ extension ReachdGioModuleTests {
     /// The kill switch only reachd sees: NetworkManager (the mock) says CONNECTED_LOCAL and reachd,
     /// with --no-override, believes it, while the namespace has a default route, which GLib's
     /// netlink monitor takes as available. So the app's values say whose answer it has.
-    @Suite("GLib's own monitor answers while reachd is gone", .timeLimit(.minutes(3)))
+    @Suite("GLib's own monitor answers while reachd is gone", .serialized, .timeLimit(.minutes(3)))
     struct HandoverTests {
         static let full = MonitorValues(true, .full)
         static let local = MonitorValues(false, .local)

@@ -6,7 +6,7 @@ import Testing
 extension ReachdGioModuleTests {
     /// The module runs inside other people's processes: a monitor made, changed and released
     /// (with a can_reach_async in flight as the app lets go) leaves no error and no leak behind.
-    @Suite("Memory: valgrind memcheck and AddressSanitizer", .timeLimit(.minutes(5)))
+    @Suite("Memory: valgrind memcheck and AddressSanitizer", .serialized, .timeLimit(.minutes(5)))
     struct MemoryTests {
         static let glibSuppressions = "/usr/share/glib-2.0/valgrind/glib.supp"
         static let pygobjectSuppressions = ModuleBuilds.packageRoot + "/Tests/ReachdGioModuleTests/consumers/pygobject.supp"

@@ -7,7 +7,7 @@ extension ReachdGioModuleTests {
     /// The module as shipped: what it exports and links, where Scripts/install puts it (with GIO's
     /// cache; into staged roots, never the machine's own folders), and the reachd-gio-module
     /// package Scripts/package builds beside reachd's.
-    @Suite("The module as installed and packaged", .timeLimit(.minutes(20)))
+    @Suite("The module as installed and packaged", .serialized, .timeLimit(.minutes(20)))
     struct PackagingTests {
         /// Release builds for Scripts/install and Scripts/package share PackageTests' folder (kept
         /// between runs, ignored by git), so the release build is made once for both targets.

@@ -10,7 +10,7 @@ extension ReachdGioModuleTests {
     ///
     /// The module's plain build only: with AddressSanitizer's runtime preloaded, the portal itself
     /// deadlocks in glibc's bindtextdomain at its start, before it loads any module.
-    @Suite("xdg-desktop-portal's NetworkMonitor over the module", .timeLimit(.minutes(3)))
+    @Suite("xdg-desktop-portal's NetworkMonitor over the module", .serialized, .timeLimit(.minutes(3)))
     struct PortalTests {
         static let full = MonitorValues(true, .full)
 

@@ -8,7 +8,7 @@ extension ReachdGioModuleTests {
     /// and hears nothing through the grace, the module starts reachd again (at once, then after
     /// 250 ms doubling to 30 s, as the Swift client does), GLib's own monitor answers after the
     /// grace (HandoverTests), and on reachd's return the app hears only what differs.
-    @Suite("reachd killed while a GLib app watches", .timeLimit(.minutes(2)))
+    @Suite("reachd killed while a GLib app watches", .serialized, .timeLimit(.minutes(2)))
     struct ReactivationTests {
         static let full = MonitorValues(true, .full)
         static let local = MonitorValues(false, .local)

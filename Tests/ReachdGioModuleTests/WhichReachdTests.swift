@@ -8,7 +8,7 @@ extension ReachdGioModuleTests {
     /// system bus's (running or activatable), never one whose `NetworkNamespace` is not the app's;
     /// with none, the module's init fails and GLib's own monitor answers. The module says which
     /// at debug level (`G_MESSAGES_DEBUG=reachd`), and why none did in its GError.
-    @Suite("Which reachd answers: the session bus's, the system bus's, never another namespace's", .timeLimit(.minutes(3)))
+    @Suite("Which reachd answers: the session bus's, the system bus's, never another namespace's", .serialized, .timeLimit(.minutes(3)))
     struct WhichReachdTests {
         static let full = MonitorValues(true, .full)
         static let local = MonitorValues(false, .local)

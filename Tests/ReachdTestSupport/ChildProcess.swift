@@ -85,14 +85,15 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for the child to exit without blocking a concurrency thread;
-    /// kills it and throws (with what it printed) if it outlives `timeout`.
+    /// kills it and throws (with what it printed) if it outlives `timeout`, counted as
+    /// `PatientDeadline` counts it (a tool that had no CPU is slow, not hung).
     public func exit(timeout: Duration = .seconds(60)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = PatientDeadline(timeout: timeout)
         while true {
             if let code = poll() { return code }
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed else {
                 stop(SIGKILL)
-                throw TestFailure("\(executable) (pid \(pid)) did not exit within \(timeout)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)")
+                throw TestFailure("\(executable) (pid \(pid)) did not exit within \(deadline.account)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)")
             }
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -85,12 +85,12 @@ public final class PrivateBus: Sendable {
         try configuration.write(to: config, atomically: true, encoding: .utf8)
         let process = try ChildProcess("dbus-daemon", ["--nofork", "--print-address=1", "--config-file=\(config.path)"])
         // The daemon prints its address once it listens.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = PatientDeadline(timeout: .seconds(10))
         while !process.standardOutput.contains("\n") {
             if process.poll() != nil { throw TestFailure("dbus-daemon exited: \(process.standardError)") }
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed else {
                 process.stop(SIGKILL)
-                throw TestFailure("dbus-daemon printed no address")
+                throw TestFailure("dbus-daemon printed no address within \(deadline.account)")
             }
             usleep(2000)
         }

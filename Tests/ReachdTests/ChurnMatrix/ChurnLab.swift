@@ -239,7 +239,7 @@ final class ChurnLab: Sendable {
         // until then. The read that finds it right ends a round of the test's own polling later,
         // which on a busy machine is itself hundreds of milliseconds and is not reachd's.
         var lastWrongRead: ContinuousClock.Instant?
-        let deadline = ContinuousClock.now + timeout
+        let deadline = PatientDeadline(timeout: timeout)
         while true {
             let now = ContinuousClock.now
             if daemonAt == nil, await daemonRight(daemon) { daemonAt = now }
@@ -252,9 +252,9 @@ final class ChurnLab: Sendable {
                 return lastWrongRead - daemonAt
             }
             lastWrongRead = reading
-            guard ContinuousClock.now < deadline else {
+            guard !deadline.hasPassed else {
                 let seen = (try? await reachdProperties(["Status", "Backend", "Interface", "UnsatisfiedReason"])) ?? []
-                throw TestFailure("reachd's answer not right after \(timeout) (daemon's own: \(daemonAt == nil ? "not yet" : "right")): \(seen)")
+                throw TestFailure("reachd's answer not right after \(deadline.account) (daemon's own: \(daemonAt == nil ? "not yet" : "right")): \(seen)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
