@@ -99,14 +99,13 @@ final class Lab: Sendable {
             let pid = holder!.pid
             try goodConfiguration.write(toFile: "\(scratch)/reachd.conf", atomically: true, encoding: .utf8)
             let wrapper = "\(scratch)/activate.sh"
-            try """
+            try writeExecutableScript("""
                 #!/bin/sh
                 # One line per start the bus asks for; reachd in the lab's namespace, with its configuration.
                 date +%s%N >> '\(scratch)/activations'
                 exec /usr/bin/nsenter --net=/proc/\(pid)/ns/net --mount=/proc/\(pid)/ns/mnt -- \
                     '\(ReachdProcess.executable)' --system-bus-address '\(system.address)' --no-override --config '\(scratch)/reachd.conf'
-                """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-            chmod(wrapper, 0o755)
+                """, to: wrapper)
             activation = ["io.reachd.Reachability1.service": """
                 [D-BUS Service]
                 Name=io.reachd.Reachability1
@@ -115,14 +114,13 @@ final class Lab: Sendable {
         }
         if case .activatable = service {
             let wrapper = "\(scratch)/activate.sh"
-            try """
+            try writeExecutableScript("""
                 #!/bin/sh
                 # One line per start the bus asks for; refused (exit 1) while \(scratch)/refuse exists.
                 date +%s%N >> '\(scratch)/activations'
                 [ -e '\(scratch)/refuse' ] && exit 1
                 exec '\(ReachdProcess.executable)' --system-bus-address '\(system.address)' --no-override
-                """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-            chmod(wrapper, 0o755)
+                """, to: wrapper)
             activation = ["io.reachd.Reachability1.service": """
                 [D-BUS Service]
                 Name=io.reachd.Reachability1
