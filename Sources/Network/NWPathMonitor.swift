@@ -27,6 +27,10 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
 
     private let paths: NetworkPathMonitor
     private let state = Mutex(State())
+    /// The monitor itself, from `start(queue:)` to `cancel()`: Apple's runs until it is cancelled
+    /// whether or not the app holds it, and published code relies on that (a stream that starts a
+    /// monitor and keeps no reference but its handler's; a `weak var` for a started monitor).
+    private let keptWhileStarted = Mutex<NWPathMonitor?>(nil)
 
     /// A monitor of every interface type.
     public convenience init() {
@@ -50,7 +54,7 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
     deinit { paths.cancel() }
 
     /// Called on `queue` with each new path, the current one first, from `start(queue:)` until
-    /// `cancel()`.
+    /// `cancel()`, whether or not the app keeps a reference to the monitor meanwhile.
     @preconcurrency public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)? {
         get { state.withLock { $0.handler } }
         set { state.withLock { $0.handler = newValue } }
@@ -72,6 +76,7 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
             return true
         }
         guard first else { return }
+        keptWhileStarted.withLock { $0 = self }
         paths.pathUpdateHandler = { [weak self] path in self?.deliver(path) }
         paths.start(queue: queue)
     }
@@ -81,6 +86,12 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
     public func cancel() {
         state.withLock { $0.cancelled = true }
         paths.cancel()
+        // Released outside the lock: the monitor may go with it, once the caller lets go of `self`.
+        let kept = keptWhileStarted.withLock { monitor -> NWPathMonitor? in
+            defer { monitor = nil }
+            return monitor
+        }
+        _ = kept
     }
 
     public var debugDescription: String { "NWPathMonitor: \(currentPath.debugDescription)" }

@@ -11,7 +11,8 @@ internal import ReachdKit
 /// and the same flags, which already carry Apple's bit values.
 ///
 /// While it is scheduled (`SCNetworkReachabilitySetDispatchQueue` or `…ScheduleWithRunLoop`), its
-/// manager monitors. The callback runs on that queue or run loop: once after the first answer, then
+/// manager monitors, and the target lives whether or not the app holds it, as configd's does; the
+/// last unscheduling lets it go. The callback runs on that queue or run loop: once after the first answer, then
 /// once per change of flags; a callback set on a target that already has an answer gets that
 /// answer first. No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
 /// `SCNetworkReachabilitySetDispatchQueue(target, nil)` or the last unscheduling returns: a call
@@ -36,6 +37,11 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
     private var latestFlags: SCNetworkReachabilityFlags?
     /// The flags last handed to the callback under this schedule.
     private var deliveredFlags: SCNetworkReachabilityFlags?
+    /// The target itself, while it is scheduled: configd retains a scheduled target until it is
+    /// unscheduled (`CFRetain` in `__SCNetworkReachabilitySetDispatchQueue`), and apps rely on it
+    /// (Kickstarter's keeps no reference after `SCNetworkReachabilitySetDispatchQueue`). The cycle is
+    /// broken by unscheduling, the one way such a target can end.
+    private var keptWhileScheduled: SCNetworkReachability?
 
     init(_ target: NetworkReachabilityManager.Target, what: String) {
         manager = NetworkReachabilityManager(target)
@@ -139,7 +145,10 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         if case .none = new {
             latestFlags = nil
             manager.stopMonitoring()
+            // The caller holds `self` for the rest of this call: the last release comes after it.
+            keptWhileScheduled = nil
         } else {
+            keptWhileScheduled = self
             manager.startMonitoring()
         }
     }

@@ -103,6 +103,39 @@ struct SystemConfigurationTests {
         #expect(afnStatuses == ["2", "0", "2"], "one status block call per change: \(afnStatuses)")
     }
 
+    @Test("a scheduled target nobody holds goes on calling back, as configd's: Kickstarter's global target hears the default route go and come back")
+    func aScheduledTargetNobodyHoldsLives() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        let app = try Self.fixture(["unheld"], in: namespace)
+        defer { app.stop(SIGKILL); app.removeOutput() }
+        func transcript() -> String { app.standardOutput + app.standardError }
+        try await eventually(timeout: .seconds(20), "the unheld target's first callback:\n\(transcript())") {
+            Self.lines(app, "unheld ").last.flatMap(Self.flags) == 0x2
+        }
+        let routes = try RouteCommands(namespace: namespace.name)
+        defer { routes.close() }
+        for (step, command, expected) in [("default route deleted", "route del default", UInt32(0)),
+                                          ("default route back", "route add default via 192.0.2.1", UInt32(0x2))] {
+            let count = Self.lines(app, "unheld ").count
+            try routes.send(command)
+            try await eventually(timeout: .seconds(10), "\(step): the target nobody holds calls back with \(expected):\n\(transcript())") {
+                Self.lines(app, "unheld ").dropFirst(count).contains { Self.flags($0) == expected }
+            }
+        }
+    }
+
+    @Test("import SystemConfiguration alone brings the socket types; SCNetwork.h's legacy names and Darwin's memberwise sockaddr_in compile and answer")
+    func legacyNamesAndImportAlone() async throws {
+        let namespace = try await HostCauseNamespace()
+        defer { namespace.stop() }
+        let app = try Self.fixture(["legacy"], in: namespace)
+        defer { app.removeOutput() }
+        let status = try await app.exit(timeout: .seconds(30))
+        #expect(status == 0 && Self.lines(app, "legacy ").last == "legacy connected=true guide=true",
+                "\(app.standardOutput)\(app.standardError)")
+    }
+
     @Test("a loopback name is reachable and a local address, a name that does not resolve is not reachable, through GetFlags and the callback")
     func loopbackAndUnresolvableNames() async throws {
         let namespace = try await HostCauseNamespace()
@@ -283,7 +316,7 @@ struct SystemConfigurationTests {
         #expect((Self.field("callbacks", line).flatMap { Int($0) } ?? 0) > 100, "callbacks were in flight: \(line) after \(flips) route changes")
     }
 
-    @Test("callbacks on DispatchQueue.main fulfil a test's expectation; the context is retained once and released once per replacement, clearing and deallocation")
+    @Test("callbacks on DispatchQueue.main fulfil a test's expectation; the context is retained once and released once per replacement, clearing and deallocation; a scheduled target lives until unscheduled")
     func mainQueueCallbackAndBalancedContext() async throws {
         let first = ContextProbe()
         let second = ContextProbe()
@@ -311,10 +344,20 @@ struct SystemConfigurationTests {
         var third = first.context()
         #expect(SCNetworkReachabilitySetCallback(target!, ContextProbe.callback, &third))
         #expect(first.counts == (2, 1))
+        // Scheduled, it lives whether or not the app holds it, as configd's does: letting go of it
+        // frees nothing and releases nothing.
+        weak let scheduled = target
         target = nil
-        // A callback running on the main queue holds the target until it returns, as Core
-        // Foundation's does: the release comes with the deallocation, whenever that is.
+        try await Task.sleep(for: .milliseconds(200))
+        do {
+            let held = try #require(scheduled, "a scheduled target was freed while scheduled")
+            #expect(first.counts == (2, 1), "nothing released while the target is scheduled")
+            #expect(SCNetworkReachabilitySetDispatchQueue(held, nil))
+        }
+        // Unscheduled, it goes. A callback running on the main queue holds the target until it
+        // returns, as Core Foundation's does: the release comes with the deallocation, whenever that is.
         try await eventually(timeout: .seconds(5), "the target's deallocation releases: \(first.counts)") { first.counts == (2, 2) }
+        #expect(scheduled == nil, "an unscheduled target nobody holds is freed")
     }
 
     @Test("a target scheduled on a thread's own run loop (CFRunLoopGetCurrent, CFRunLoopRun) calls back on that thread; unscheduling lets the loop return")

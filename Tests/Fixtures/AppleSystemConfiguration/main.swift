@@ -14,6 +14,10 @@
 //                             place in its struct), `target description=…` for each, then exits
 //   stress N [--host H]       N SetCallback set/clear cycles on a scheduled target; then
 //                             `stress cycles=… callbacks=… late=… retains=… releases=… alive=…`
+//   legacy                    LegacyReachability.swift (SCNetwork.h's names, Darwin's memberwise
+//                             sockaddr_in): `legacy connected=true|false guide=true|false`, exits
+//   unheld                    UnheldTarget.swift's target, scheduled on the main queue with no reference
+//                             kept: `unheld flags=0x… t=NS` per callback, runs until killed
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
 //   first-flags-manager       the same through NetworkReachabilityManager.fetchUpdate() (bench)
 //   idle [--on-event-loop]    a 0.0.0.0 target with a callback, scheduled with SetDispatchQueue on a
@@ -45,6 +49,11 @@ func now() -> UInt64 {
 
 func hex(_ flags: SCNetworkReachabilityFlags) -> String {
     "0x" + String(flags.rawValue, radix: 16)
+}
+
+/// UnheldTarget.swift's callback, which has nowhere else to report.
+func unheldTargetHeard(_ flags: SCNetworkReachabilityFlags) {
+    emit("unheld flags=\(hex(flags)) t=\(now())")
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -225,6 +234,15 @@ case "stress":
          + " late=\(counters.late.load(ordering: .relaxed)) retains=\(counters.retains.load(ordering: .relaxed))"
          + " releases=\(counters.releases.load(ordering: .relaxed)) alive=\(cycles - counters.deinits.load(ordering: .relaxed))")
     exit(0)
+
+case "legacy":
+    let guide = portingGuideFirstExample()
+    emit("legacy connected=\(LegacyReachability.isConnectedToNetwork()) guide=\(guide)")
+    exit(0)
+
+case "unheld":
+    startUnheldReachability(on: .main)
+    dispatchMain()
 
 case "first-flags":
     var zeroAddress = sockaddr_in()
