@@ -42,7 +42,13 @@ public struct PatientDeadline: Sendable {
         return max(.zero, wall - stalled)
     }
 
-    public var hasPassed: Bool { ContinuousClock.now >= ceiling || charged >= timeout }
+    /// Reads `/proc/pressure/cpu` only once the wall clock alone has reached the timeout (the charged
+    /// time is never more): the waits poll every few milliseconds.
+    public var hasPassed: Bool {
+        let now = ContinuousClock.now
+        guard now - start >= timeout else { return false }
+        return now >= ceiling || charged >= timeout
+    }
 
     /// For failure messages: how long the wait went on and how much of it the machine was busy.
     public var account: String {
