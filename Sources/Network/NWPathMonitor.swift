@@ -23,14 +23,14 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
         var translated: (source: NetworkPath, path: NWPath)?
         /// The last path handed to the handler.
         var delivered: NWPath?
+        /// The monitor itself, from `start(queue:)` to `cancel()`: Apple's runs until it is cancelled
+        /// whether or not the app holds it, and published code relies on that (a stream that starts a
+        /// monitor and keeps no reference but its handler's; a `weak var` for a started monitor).
+        var keptWhileStarted: NWPathMonitor?
     }
 
     private let paths: NetworkPathMonitor
     private let state = Mutex(State())
-    /// The monitor itself, from `start(queue:)` to `cancel()`: Apple's runs until it is cancelled
-    /// whether or not the app holds it, and published code relies on that (a stream that starts a
-    /// monitor and keeps no reference but its handler's; a `weak var` for a started monitor).
-    private let keptWhileStarted = Mutex<NWPathMonitor?>(nil)
 
     /// A monitor of every interface type.
     public convenience init() {
@@ -73,10 +73,10 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
             guard !state.started, !state.cancelled else { return false }
             state.started = true
             state.queue = queue
+            state.keptWhileStarted = self
             return true
         }
         guard first else { return }
-        keptWhileStarted.withLock { $0 = self }
         paths.pathUpdateHandler = { [weak self] path in self?.deliver(path) }
         paths.start(queue: queue)
     }
@@ -84,14 +84,12 @@ public final class NWPathMonitor: Sendable, CustomDebugStringConvertible {
     /// Stops delivery for good: once it returns, `pathUpdateHandler` is not called again and every
     /// `for await` over the monitor ends.
     public func cancel() {
-        state.withLock { $0.cancelled = true }
-        paths.cancel()
-        // Released outside the lock: the monitor may go with it, once the caller lets go of `self`.
-        let kept = keptWhileStarted.withLock { monitor -> NWPathMonitor? in
-            defer { monitor = nil }
-            return monitor
+        // The caller holds `self` for the rest of this call: the last release comes after it.
+        state.withLock { state in
+            state.cancelled = true
+            state.keptWhileStarted = nil
         }
-        _ = kept
+        paths.cancel()
     }
 
     public var debugDescription: String { "NWPathMonitor: \(currentPath.debugDescription)" }

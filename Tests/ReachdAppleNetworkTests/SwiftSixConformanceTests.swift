@@ -59,5 +59,4 @@ struct SwiftSixConformanceTests {
         // The handler's queue may hold it while a delivery runs: a moment, not for good.
         try await eventually(timeout: .seconds(5), "the cancelled monitor is freed") { held == nil }
     }
-
 }
