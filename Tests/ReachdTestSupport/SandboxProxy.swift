@@ -57,7 +57,26 @@ public final class SandboxProxy: Sendable {
         let process = self.process
         try await eventually(timeout: .seconds(10), "xdg-dbus-proxy listens on \(socket); its stderr:\n\(process.standardError)") {
             if let status = process.poll() { throw TestFailure("bwrap/xdg-dbus-proxy exited with \(status): \(process.standardError)") }
-            return access(socket, F_OK) == 0
+            // Accepting, not only there: the file exists from bind(), before listen(), and a client
+            // connecting between the two is refused (seen once in a whole run).
+            return Self.accepts(socket)
+        }
+    }
+
+    /// Whether a connection to the Unix socket at `path` is accepted.
+    static func accepts(_ path: String) -> Bool {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 
