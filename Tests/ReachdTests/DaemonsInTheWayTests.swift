@@ -22,7 +22,7 @@ struct DaemonsInTheWayTests {
             self.name = name
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-way-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: folder + "/" + name)
+            try copyExecutable("/bin/sleep", to: folder + "/" + name)
             let program = folder + "/" + name
             child = try enter.isEmpty ? ChildProcess(program, ["60"]) : ChildProcess(enter[0], Array(enter.dropFirst()) + [program, "60"])
         }
