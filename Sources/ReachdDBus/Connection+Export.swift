@@ -43,22 +43,51 @@ extension Connection {
         ])
     }
 
-    /// Answers one incoming method call (on the loop thread, in arrival order), once admitted.
-    func receiveCall(_ call: Message) {
-        guard let callAdmission, !call.isAlwaysAdmitted else { return dispatch(call) }
-        switch callAdmission(self, call) {
+    /// Answers one incoming method call (on the loop thread, in arrival order). The admission
+    /// hook sees the header alone; only an admitted call (or one whose decision is pending) is
+    /// checked against what its method takes (`ObjectTable.refusalBeforeReading`) and against
+    /// `BodySize`, and only then are its arguments copied: a refused, misdirected, mistyped or
+    /// oversized call costs the same whatever its size. A refused caller learns nothing but
+    /// the hook's error, as before.
+    func receiveCall(raw: OpaquePointer) {
+        let header = MessageReader.read(raw, body: false)
+        guard let callAdmission, !header.isAlwaysAdmitted else {
+            return answer(read(header, raw), to: header)
+        }
+        switch callAdmission(self, header) {
         case .admit:
-            dispatch(call)
+            answer(read(header, raw), to: header)
         case .refuse(let error):
-            reply(to: call, error: error)
+            reply(to: header, error: error)
         case .decideLater(let decision):
+            let call = read(header, raw)
             Task {
                 if let error = await decision() {
-                    self.reply(to: call, error: error)
+                    self.reply(to: header, error: error)
                 } else {
-                    self.dispatch(call)
+                    self.answer(call, to: header)
                 }
             }
+        }
+    }
+
+    /// The call with its arguments, or why it will not be answered whatever they are.
+    private func read(_ header: Message, _ raw: OpaquePointer) -> Result<Message, DBusError> {
+        if let refusal = objects.refusalBeforeReading(header) { return .failure(refusal) }
+        guard BodySize.fits(raw) else {
+            return .failure(.limitsExceeded("the arguments of \(header.member?.rawValue ?? "the call") take more than "
+                                            + "\(BodySize.limit / (1 << 20)) MiB once read, more than any method here accepts"))
+        }
+        var call = header
+        call.body = MessageReader.readBody(raw)
+        call.headerSignature = nil
+        return .success(call)
+    }
+
+    private func answer(_ call: Result<Message, DBusError>, to header: Message) {
+        switch call {
+        case .success(let call): dispatch(call)
+        case .failure(let error): reply(to: header, error: error)
         }
     }
 

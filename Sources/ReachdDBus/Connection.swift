@@ -87,8 +87,12 @@ public actor Connection {
 
     /// The system bus named by `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
     public static func system(loop: EventLoop? = nil) async throws -> Connection {
-        let address = environment("DBUS_SYSTEM_BUS_ADDRESS").flatMap { $0.isEmpty ? nil : $0 }
-        return try await open(address: address ?? "unix:path=/run/dbus/system_bus_socket", loop: loop)
+        try await open(address: systemBusAddress, loop: loop)
+    }
+
+    /// Where `system(loop:)` connects: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
+    public static var systemBusAddress: String {
+        environment("DBUS_SYSTEM_BUS_ADDRESS").flatMap { $0.isEmpty ? nil : $0 } ?? "unix:path=/run/dbus/system_bus_socket"
     }
 
     private static func environment(_ name: String) -> String? {
@@ -178,7 +182,7 @@ public actor Connection {
         case DBUS_MESSAGE_TYPE_SIGNAL:
             receiveSignal(rawMessage)
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
-            receiveCall(MessageReader.read(rawMessage))
+            receiveCall(raw: rawMessage)
         default:
             // Replies are consumed by libdbus for their pending calls.
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
@@ -191,9 +195,16 @@ public actor Connection {
             markDisconnected()
             return
         }
-        // Decode only signals somebody subscribed to.
+        // Decode only signals somebody subscribed to, judged on the header first (sender and its
+        // owner, path, interface, member): a signal nobody takes costs the same whatever its
+        // size, and one too large to be anybody's is dropped unread.
         guard !subscriptions.isEmpty else { return }
-        let message = MessageReader.read(rawMessage)
+        var message = MessageReader.read(rawMessage, body: false)
+        let isOwnerChange = message.sender == .bus && message.interface == .bus && message.member?.rawValue == "NameOwnerChanged"
+        guard isOwnerChange || subscriptions.values.contains(where: { $0.mightTake(message, owners: owners) }) else { return }
+        guard BodySize.fits(rawMessage) else { return }
+        message.body = MessageReader.readBody(rawMessage)
+        message.headerSignature = nil
         // An owner changes before the signal saying so is delivered, and before the new
         // owner's first signal, which the bus sends after it.
         if let (name, owner) = Self.ownerChange(in: message), owners.changed(name, to: owner) {

@@ -26,6 +26,9 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func invalidSignature(_ message: String) -> DBusError {
         DBusError(name: "org.freedesktop.DBus.Error.InvalidSignature", message: message)
     }
+    public static func limitsExceeded(_ message: String) -> DBusError {
+        DBusError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: message)
+    }
     public static func unknownMethod(_ message: String) -> DBusError {
         DBusError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: message)
     }

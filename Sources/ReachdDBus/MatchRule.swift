@@ -63,6 +63,15 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// matches (GDBus does the same since its fix for CVE-2024-34397). With no
     /// known owner nothing matches.
     public func matches(_ message: Message, owner: (BusName) -> BusName?) -> Bool {
+        guard matchesHeader(message, owner: owner) else { return false }
+        for (index, value) in arguments {
+            guard index < message.body.count, message.body[index].stringValue == value else { return false }
+        }
+        return true
+    }
+
+    /// `matches` without the argument matches: what can be told from a signal's header alone.
+    func matchesHeader(_ message: Message, owner: (BusName) -> BusName?) -> Bool {
         guard message.kind == .signal else { return false }
         if let sender {
             let expected = wellKnownSender.map(owner) ?? sender
@@ -72,9 +81,6 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
         if let member, message.member != member { return false }
         if let path, message.path != path { return false }
         if let pathNamespace, !(message.path?.isInside(pathNamespace) ?? false) { return false }
-        for (index, value) in arguments {
-            guard index < message.body.count, message.body[index].stringValue == value else { return false }
-        }
         return true
     }
 

@@ -25,6 +25,10 @@ public struct Message: Sendable, Hashable {
     public var replySerial: UInt32 = 0
     public var noReplyExpected = false
     public var body: [DBusValue]
+    /// The body's signature as the received message's header gives it, while the body is not
+    /// read (`MessageReader.read(_:body:)`): what a call is checked against before its
+    /// arguments are decoded. nil once `body` holds the values.
+    var headerSignature: Signature?
 
     public init(kind: Kind, body: [DBusValue] = []) {
         self.kind = kind
@@ -33,12 +37,14 @@ public struct Message: Sendable, Hashable {
 
     /// The body's signature, one complete type per value.
     public var signature: Signature {
-        body.isEmpty ? .empty : Signature(validated: body.map(\.signatureText).joined())
+        if let headerSignature { return headerSignature }
+        return body.isEmpty ? .empty : Signature(validated: body.map(\.signatureText).joined())
     }
 
     /// Whether the body's signature is `signature`, without joining a new string: asked
     /// for every call and every reply, so basic values compare one byte each.
     func bodyHasSignature(_ signature: Signature) -> Bool {
+        if let headerSignature { return headerSignature == signature }
         var rest = signature.rawValue.utf8[...]
         for value in body {
             if let code = value.basicTypeCode {

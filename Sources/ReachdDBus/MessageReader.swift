@@ -7,7 +7,9 @@ import CReachdDBusShims
 /// us a bad signature or invalid UTF-8), so reading follows the iterator's
 /// types without re-checking them.
 enum MessageReader {
-    static func read(_ raw: OpaquePointer) -> Message {
+    /// `body: false` reads the header alone, with the body's signature as the header gives it
+    /// (`Message.headerSignature`): what is checked before a body is worth decoding.
+    static func read(_ raw: OpaquePointer, body: Bool = true) -> Message {
         var message = Message(kind: kind(of: dbus_message_get_type(raw)))
         message.path = dbus_message_get_path(raw).map { ObjectPath(validated: String(cString: $0)) }
         message.interface = dbus_message_get_interface(raw).map { InterfaceName(validated: String(cString: $0)) }
@@ -18,7 +20,11 @@ enum MessageReader {
         message.serial = dbus_message_get_serial(raw)
         message.replySerial = dbus_message_get_reply_serial(raw)
         message.noReplyExpected = dbus_message_get_no_reply(raw) != 0
-        message.body = readBody(raw)
+        if body {
+            message.body = readBody(raw)
+        } else {
+            message.headerSignature = Signature(validated: dbus_message_get_signature(raw).map { String(cString: $0) } ?? "")
+        }
         return message
     }
 

@@ -80,6 +80,60 @@ struct ObjectTable {
         }
     }
 
+    /// Why `resolve` will refuse `call` whatever its arguments, decided from its header alone
+    /// (path, interface, member, and the body's signature the header gives): unknown object,
+    /// interface or method, or arguments of another type than the method takes. nil when the
+    /// body is worth reading. Asked before a connection decodes a call's body, so that a
+    /// mistyped or misdirected call costs the same whatever its size.
+    func refusalBeforeReading(_ call: Message) -> DBusError? {
+        guard let path = call.path, let member = call.member else {
+            return .unknownMethod("the call has no path or member")
+        }
+        let signature = call.signature
+        func expect(_ expected: Signature) -> DBusError? {
+            guard signature != expected else { return nil }
+            if expected == .empty, member.rawValue == "Introspect" {
+                return .invalidArgs("Introspect takes no arguments, got '(\(signature))'")
+            }
+            return .invalidArgs("Type of message, '(\(signature))', does not match expected type '(\(expected))'")
+        }
+        func properties() -> DBusError? {
+            switch member.rawValue {
+            case "Get": return expect("ss")
+            case "GetAll": return expect("s")
+            case "Set": return expect("ssv")
+            default: return .unknownMethod("No such method '\(member)' on interface 'org.freedesktop.DBus.Properties'")
+            }
+        }
+        guard let interfaces = objects[path] else {
+            // A node with children answers Introspect (no arguments); anything else is no object.
+            if isIntrospect(call), !children(of: path).isEmpty { return expect(.empty) }
+            return .unknownObject("No such object path '\(path)'")
+        }
+        switch call.interface {
+        case .introspectable?:
+            guard member.rawValue == "Introspect" else {
+                return .unknownMethod("No such method '\(member)' on interface 'org.freedesktop.DBus.Introspectable'")
+            }
+            return expect(.empty)
+        case .properties?:
+            return properties()
+        case nil:
+            if isIntrospect(call) { return expect(.empty) }
+            if let method = interfaces.lazy.compactMap({ $0.method(named: member) }).first { return expect(method.inputSignature) }
+            if ["Get", "GetAll", "Set"].contains(member.rawValue) { return properties() }
+            return .unknownMethod("No such method '\(member)' on object at path \(path)")
+        case let name?:
+            guard let interface = interfaces.first(where: { $0.name == name }) else {
+                return .unknownInterface("No such interface '\(name)' on object at path \(path)")
+            }
+            guard let method = interface.method(named: member) else {
+                return .unknownMethod("No such method '\(member)' on interface '\(name)'")
+            }
+            return expect(method.inputSignature)
+        }
+    }
+
     private func isIntrospect(_ call: Message) -> Bool {
         call.member?.rawValue == "Introspect" && (call.interface == nil || call.interface == .introspectable)
     }

@@ -22,6 +22,12 @@ final class SignalSubscription {
         self.onFinish = onFinish
     }
 
+    /// Whether a rule may take `header` (a signal read without its body): everything a rule
+    /// says but its argument matches, which need the body.
+    func mightTake(_ header: Message, owners: NameOwners) -> Bool {
+        rules.contains { $0.matchesHeader(header, owner: owners.owner(of:)) }
+    }
+
     func deliverIfMatching(_ message: Message, owners: NameOwners) {
         if rules.contains(where: { $0.matches(message, owner: owners.owner(of:)) }) { deliver(message) }
     }
