@@ -81,6 +81,7 @@ extension ReachabilityDetails {
         add("check-pending", checkPending.map { .boolean($0) })
         add("check-runners", checkRunners.map { .array(element: "s", $0.map { .string($0.rawValue) }) })
         add("no-system-bus", noSystemBus.map { .boolean($0) })
+        add("system-bus-awaited", systemBusAwaited.map { .string($0) })
         add("check-http-status", checkHTTPStatus.map { .uint32($0) })
         if includingSince { add("check-usec", checkMicroseconds.map { .uint64($0) }) }
         if includingSince { add("link-signal", linkSignal.map { .byte($0) }) }

@@ -36,7 +36,8 @@ public enum ConnectivityCheckRunner: String, Sendable, Hashable, CaseIterable {
     /// The kernel alone proves nothing while a system bus is watched: it is also a device's boot
     /// before its network daemon starts (reachd is activated by an early client; NetworkManager
     /// or ConnMan come seconds later, with their checks), so a wait there waits, and its timeout
-    /// says what for. Without a system bus (`no-system-bus`: a container) no daemon can come.
+    /// says what for; so does a system bus whose socket is not there yet (`system-bus-awaited`).
+    /// Without a system bus to watch (`no-system-bus`) no daemon can come.
     /// Without `runners` (a reachd older than the key), the check's own facts decide as before.
     ///
     /// | status | runners | source | can hold |

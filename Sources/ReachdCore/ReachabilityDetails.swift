@@ -79,6 +79,10 @@ public struct ReachabilityDetails: Sendable, Hashable {
     /// went away), so no network daemon, and no check of one, can ever come: with the kernel
     /// alone that makes `online` provably out of reach. True, else left out.
     public var noSystemBus: Bool?
+    /// `system-bus-awaited`: the system bus's socket, while reachd waits for it to be made (a boot
+    /// before the bus daemon, or the bus restarting): the kernel answers alone meanwhile, and a
+    /// network daemon may yet come. Else left out.
+    public var systemBusAwaited: String?
     /// `check-uri`, `check-http-status`, `check-usec`: reachd's own check, its URI, the HTTP status it
     /// was answered (nil without an answer) and when it ended (CLOCK_MONOTONIC, µs; changes of this
     /// key alone are not announced).

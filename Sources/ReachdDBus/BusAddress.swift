@@ -23,4 +23,28 @@ public enum BusAddress {
         dbus_address_entries_free(entries)
         return count == 0 ? "names no address" : nil
     }
+
+    /// The socket file `address` names when it is one `unix:path=` entry, nil for anything else
+    /// (several entries, an abstract socket, TCP, an address libdbus cannot read): what a client
+    /// that finds no bus there can wait for, as a boot makes it.
+    ///
+    /// ```swift
+    /// BusAddress.socketPath(in: "unix:path=/run/dbus/system_bus_socket")   // "/run/dbus/system_bus_socket"
+    /// BusAddress.socketPath(in: "unix:abstract=/tmp/dbus-x")                // nil
+    /// ```
+    public static func socketPath(in address: String) -> String? {
+        var error = CReachdDBus.DBusError()
+        dbus_error_init(&error)
+        var entries: UnsafeMutablePointer<OpaquePointer?>?
+        var count: Int32 = 0
+        guard dbus_parse_address(address, &entries, &count, &error) != 0 else {
+            dbus_error_free(&error)
+            return nil
+        }
+        defer { dbus_address_entries_free(entries) }
+        guard count == 1, let entry = entries?[0],
+              let method = dbus_address_entry_get_method(entry), String(cString: method) == "unix",
+              let path = dbus_address_entry_get_value(entry, "path") else { return nil }
+        return String(cString: path)
+    }
 }

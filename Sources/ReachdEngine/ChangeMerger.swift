@@ -58,6 +58,8 @@ actor ChangeMerger {
         /// There is no system bus to watch (none configured or reachable, or it went away): no
         /// network daemon can come, which makes `online` provably out of reach with the kernel alone.
         case noSystemBus
+        /// The system bus's socket is not there yet (its path), or is there again (nil): a boot.
+        case systemBusAwaited(String?)
     }
 
     /// How NetworkManager is checked against the kernel (`--no-override`, `--override-delay-ms`).
@@ -114,6 +116,8 @@ actor ChangeMerger {
     private var overriding: ReachabilityDecision.Rule?
     /// Link quality as published, and the timer armed while a change of it is held back.
     private var noSystemBus = false
+    /// The system bus's socket while it is waited for.
+    private var systemBusAwaited: String?
     /// ModemManager's last word, nil while it is absent (only link quality reads it).
     private var modems: ModemSignals?
     private var linkQuality = LinkQualityHold()
@@ -182,6 +186,10 @@ actor ChangeMerger {
             return await recompute()
         case .noSystemBus:
             noSystemBus = true
+            guard heardNetworkManager else { return }
+        case .systemBusAwaited(let socket):
+            systemBusAwaited = socket
+            if socket != nil { noSystemBus = false }
             guard heardNetworkManager else { return }
         case .modemManager(let signals):
             modems = signals
@@ -262,6 +270,7 @@ actor ChangeMerger {
             value.details.checkRunners = ConnectivityCheckRunner.running(
                 networkManager: networkManager, connman: connman, reachdCheckConfigured: checkPaths != nil)
             if noSystemBus { value.details.noSystemBus = true }
+            value.details.systemBusAwaited = systemBusAwaited
             if connmanChecked {
                 value.details.checkSource = "connman"
             } else if pathsToCheck.networkManagerChecks {

@@ -66,6 +66,9 @@ public struct ReachabilityUpdate: Sendable, Hashable {
     /// The service watches a system bus, where a network daemon may yet start (`Details`'
     /// `no-system-bus` is absent).
     public var systemBusWatched = true
+    /// The system bus's socket while the service waits for it to be made (`Details`'
+    /// `system-bus-awaited`: a boot before the bus daemon); nil otherwise.
+    public var systemBusAwaited: String?
     /// Whether `Level` `online` can still come: false only where no check runs and that is
     /// provable (`ConnectivityCheckRunner.onlineCanHold`); while no source has answered, or a
     /// check runs that has not said `full` yet, it can.
@@ -219,6 +222,7 @@ extension ReachabilityUpdate {
                     hasUnknownCheckRunner = false
                 }
                 systemBusWatched = details["no-system-bus"]?.unwrappingVariant != .boolean(true)
+                systemBusAwaited = details["system-bus-awaited"]?.unwrappingVariant.stringValue
                 if case .boolean(let pending)? = details["check-pending"]?.unwrappingVariant {
                     connectivityCheckPending = pending
                 } else {

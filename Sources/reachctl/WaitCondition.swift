@@ -81,6 +81,10 @@ struct WaitCondition: Equatable {
         let path = update.isReachable ? "" : "a path, then "
         guard !runners.isEmpty else {
             // Only the kernel answers (a daemon that does not check ends the wait with exit 5).
+            if let socket = update.systemBusAwaited {
+                return "waiting for the system bus (nothing at \(socket) yet), then a network daemon with a connectivity "
+                    + "check (NetworkManager, ConnMan); reachd's own check is off ([connectivity] uri=)"
+            }
             return "waiting for a network daemon with a connectivity check (NetworkManager, ConnMan) to start: "
                 + "none runs here yet, and reachd's own check is off ([connectivity] uri=)"
         }

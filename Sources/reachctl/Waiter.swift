@@ -299,7 +299,7 @@ struct Waiter {
         let source = switch update.backend {
         case .networkmanager?: "NetworkManager does not check"
         case .systemdNetworkd?: "systemd-networkd does not check connectivity"
-        default: "there is no system bus here, so no network daemon can come with a check"
+        default: "there is no system bus to watch here, so no network daemon can come with a check"
         }
         return "--level online needs a connectivity check, and none runs here: \(source), "
             + "and reachd's own check is off. \(turnOn); or use --level dns, or --host NAME"

@@ -55,7 +55,7 @@ struct OnlineOutlookTests {
     }
 
     /// A boot: reachd is activated before NetworkManager or ConnMan, and only the kernel answers;
-    /// in a container there is no system bus, and no daemon can ever come.
+    /// where no system bus can be watched, no daemon can ever come.
     @Test func theKernelAloneProvesNothingWhileASystemBusIsWatched() {
         for status in [NetworkReachabilityStatus.reachableViaWiFi, .notReachable] {
             #expect(ConnectivityCheckRunner.onlineCanHold(status: status, backend: .netlink, runners: [], checked: false,

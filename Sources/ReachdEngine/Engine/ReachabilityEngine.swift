@@ -174,7 +174,9 @@ package final class ReachdEngine: Sendable {
     }
 
     /// Reports NetworkManager's state, nil while it is absent (or there is no system bus at all),
-    /// and has systemd-networkd and ConnMan followed on the same bus.
+    /// and has systemd-networkd and ConnMan followed on the same bus. A system bus that is not
+    /// there yet (a boot) is waited for, and one that goes away is waited for again: meanwhile
+    /// the kernel answers alone, and `online` is not ruled out (a network daemon may yet come).
     private func watchNetworkManager(resyncs: AsyncStream<Void>, resync: @escaping @Sendable () -> Void,
                                      networkdLinkChanges: AsyncStream<Void> = AsyncStream { $0.finish() },
                                      connmanResyncs: AsyncStream<Void> = AsyncStream { $0.finish() }) async {
@@ -183,19 +185,62 @@ package final class ReachdEngine: Sendable {
             await merger.receive(.networkManager(nil))
             return
         }
-        let system: Connection
-        do {
-            if let address = configuration.systemBusAddress {
-                system = try await Connection.open(address: address, loop: loop)
-            } else {
-                system = try await Connection.system(loop: loop)
+        let arrival = SystemBusArrival(address: configuration.systemBusAddress ?? Connection.systemBusAddress,
+                                       loop: loop, logger: logger)
+        var lost: FileAppearance.Identity?
+        var awaited = false
+        // A bus that drops reachd at once, again and again (a limit it hits), is tried again at
+        // a growing interval, not in a loop.
+        var drops = RetryBackoff(first: .seconds(1), limit: .seconds(30))
+        while true {
+            let outcome = await arrival.connect(replacing: lost) { [logger, merger] socket in
+                logger.notice("the system bus is not there yet (no bus at \(socket)): following the kernel's routes, and waiting for it")
+                awaited = true
+                await merger.receive(.systemBusAwaited(socket))
+                await merger.receive(.networkManager(nil))
             }
-        } catch {
-            logger.warning("no system bus (\(error)); following the kernel's routes")
-            await merger.receive(.noSystemBus)
-            await merger.receive(.networkManager(nil))
-            return
+            switch outcome {
+            case .cancelled:
+                return
+            case .unavailable(let error):
+                logger.warning("no system bus (\(error)); following the kernel's routes")
+                await merger.receive(.noSystemBus)
+                await merger.receive(.networkManager(nil))
+                return
+            case .connected(let system):
+                if awaited {
+                    logger.notice("the system bus is here: following its network daemons")
+                    awaited = false
+                    await merger.receive(.systemBusAwaited(nil))
+                }
+                lost = arrival.socket.flatMap(FileAppearance.identity(of:))
+                let connected = ContinuousClock.now
+                let followed = await follow(system, resyncs: resyncs, resync: resync, networkdLinkChanges: networkdLinkChanges,
+                                            connmanResyncs: connmanResyncs)
+                guard followed, !Task.isCancelled else { return }
+                // What the daemons said is no longer known: the kernel answers until the bus is back.
+                logger.warning("the system bus went away: following the kernel's routes until it is back")
+                await merger.receive(.networkd(nil))
+                await merger.receive(.connman(nil))
+                await merger.receive(.modemManager(nil))
+                await merger.receive(.networkManager(nil))
+                guard arrival.socket != nil else {
+                    await merger.receive(.noSystemBus)
+                    return
+                }
+                if ContinuousClock.now - connected < .seconds(5) {
+                    guard (try? await Task.sleep(for: drops.next())) != nil else { return }
+                } else {
+                    drops.reset()
+                }
+            }
         }
+    }
+
+    /// Follows the network daemons on `system` until it goes away (true) or following failed
+    /// (false: reported to the merger as no system bus), and closes it.
+    private func follow(_ system: Connection, resyncs: AsyncStream<Void>, resync: @escaping @Sendable () -> Void,
+                        networkdLinkChanges: AsyncStream<Void>, connmanResyncs: AsyncStream<Void>) async -> Bool {
         let resumes = Task { await followResumes(on: system, resync: resync) }
         defer { resumes.cancel() }
         let networkd = await watchNetworkd(on: system, linkChanges: networkdLinkChanges)
@@ -206,6 +251,7 @@ package final class ReachdEngine: Sendable {
         defer { modems.cancel() }
         let backend = NetworkManagerBackend(bus: system, logger: logger, callTimeout: configuration.networkManagerCallTimeout)
         defer { Task { [checker] in await checker.attach(nil) } }
+        var followed = true
         do {
             try await backend.run(resyncs: resyncs) { [logger, checker, merger] snapshot in
                 if snapshot == nil { logger.notice("no word from NetworkManager (absent, or not answering yet); following the kernel's routes") }
@@ -216,8 +262,10 @@ package final class ReachdEngine: Sendable {
             logger.error("watching NetworkManager failed: \(error)")
             await merger.receive(.noSystemBus)
             await merger.receive(.networkManager(nil))
+            followed = false
         }
         await system.close()
+        return followed
     }
 
     /// Follows systemd-networkd on `system` (it counts only while NetworkManager is absent);
