@@ -2,12 +2,19 @@
  * section 1.2). reachd resolves a name itself, fairly and with its own timeout; the port is
  * not part of the answer. Sync and async share host_of() and answer(), so they agree.
  *
+ * Never worse than GLib's own monitor (contract 7, section 4): while GLib's monitor answers for
+ * the module (reachd gone past the grace), it answers can_reach too; while reachd's name has no
+ * owner, a call starts reachd at most once per CAN_REACH_ACTIVATION_INTERVAL_US, and one that
+ * finds reachd away is answered as GLib's base monitor would, from whether a path is known.
+ *
  * The async form keeps at most CHECK_HOST_IN_FLIGHT calls on the bus and queues the rest: the
  * connection is the app's, and a bus limits the replies one connection may await (128 on a
  * bus with dbus-daemon's default limits), which the app's own calls need too. reachd serves
  * one client's names two at a time anyway. A queued call can be called from any thread; it
  * runs, answers and is cancelled in the thread-default context of its caller, as GTask does. */
 #include "reachd-network-monitor.h"
+
+#include <string.h>
 
 /* reachd answers within its resolver timeout (5 s) plus its fair queue; the sync form blocks
  * its caller at most this long. */
@@ -88,6 +95,17 @@ host_of (GSocketConnectable *connectable, GError **error)
   return NULL;
 }
 
+/* The bus's answer for a reachd that is not on it: not started (the call did not allow it), or
+ * its start failed. */
+static gboolean
+reachd_is_away (const char *remote_error)
+{
+  return remote_error != NULL
+         && (strcmp (remote_error, "org.freedesktop.DBus.Error.ServiceUnknown") == 0
+             || strcmp (remote_error, "org.freedesktop.DBus.Error.NameHasNoOwner") == 0
+             || g_str_has_prefix (remote_error, "org.freedesktop.DBus.Error.Spawn."));
+}
+
 /* CheckHost's reply, or its error, as can_reach answers.
  *
  * Status 0 with no flags is all reachd says both of a name that did not resolve and of an
@@ -106,6 +124,15 @@ answer (ReachdNetworkMonitor *self, const char *host, GVariant *reply, GError *c
       if (g_error_matches (call_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_propagate_error (error, g_error_copy (call_error));
+          return FALSE;
+        }
+      if (reachd_is_away (remote))
+        {
+          /* Not started (or it could not start): what GLib's base monitor answers with the
+           * path last known. GLib's own monitor takes over after the grace. */
+          if (reachd_network_monitor_has_path (self))
+            return TRUE;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE, "Network unreachable: no path out of this machine is known");
           return FALSE;
         }
       g_dbus_error_strip_remote_error (call_error);
@@ -138,16 +165,21 @@ static gboolean
 can_reach (GNetworkMonitor *monitor, GSocketConnectable *connectable, GCancellable *cancellable, GError **error)
 {
   ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (monitor);
-  g_autofree char *host = host_of (connectable, error);
+  g_autoptr (GNetworkMonitor) fallback = reachd_network_monitor_ref_fallback (self);
+  g_autofree char *host = NULL;
   g_autoptr (GVariant) reply = NULL;
   g_autoptr (GError) call_error = NULL;
 
+  if (fallback != NULL)
+    return g_network_monitor_can_reach (fallback, connectable, cancellable, error);
+  host = host_of (connectable, error);
   if (host == NULL)
     return FALSE;
   reply = g_dbus_connection_call_sync (reachd_network_monitor_get_connection (self), REACHD_BUS_NAME,
                                        REACHD_OBJECT_PATH, REACHD_INTERFACE, "CheckHost",
                                        g_variant_new ("(s)", host), G_VARIANT_TYPE ("(iu)"),
-                                       G_DBUS_CALL_FLAGS_NONE, CHECK_HOST_TIMEOUT_MS, cancellable, &call_error);
+                                       reachd_network_monitor_check_host_flags (self), CHECK_HOST_TIMEOUT_MS,
+                                       cancellable, &call_error);
   return answer (self, host, reply, call_error, error);
 }
 
@@ -172,8 +204,8 @@ check_host_start (gpointer user_data)
   g_dbus_connection_call (reachd_network_monitor_get_connection (self), REACHD_BUS_NAME,
                           REACHD_OBJECT_PATH, REACHD_INTERFACE, "CheckHost",
                           g_variant_new ("(s)", check->host), G_VARIANT_TYPE ("(iu)"),
-                          G_DBUS_CALL_FLAGS_NONE, CHECK_HOST_TIMEOUT_MS, g_task_get_cancellable (task),
-                          check_host_done, task);
+                          reachd_network_monitor_check_host_flags (self), CHECK_HOST_TIMEOUT_MS,
+                          g_task_get_cancellable (task), check_host_done, task);
   if (push)
     g_main_context_pop_thread_default (context);
   return G_SOURCE_REMOVE;
@@ -239,6 +271,19 @@ check_host_done (GObject *source, GAsyncResult *result, gpointer user_data)
     g_task_return_error (task, error);
 }
 
+/* GLib's own monitor's answer, for a task it answered while it stood in for reachd. */
+static void
+fallback_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  GError *error = NULL;
+
+  if (g_network_monitor_can_reach_finish (G_NETWORK_MONITOR (source), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
 static void
 can_reach_async (GNetworkMonitor *monitor, GSocketConnectable *connectable, GCancellable *cancellable,
                  GAsyncReadyCallback callback, gpointer user_data)
@@ -246,11 +291,17 @@ can_reach_async (GNetworkMonitor *monitor, GSocketConnectable *connectable, GCan
   ReachdNetworkMonitor *self = REACHD_NETWORK_MONITOR (monitor);
   ReachdCheckHostQueue *queue = reachd_network_monitor_get_checks (self);
   g_autoptr (GTask) task = g_task_new (monitor, cancellable, callback, user_data);
+  g_autoptr (GNetworkMonitor) fallback = reachd_network_monitor_ref_fallback (self);
   GError *error = NULL;
   Check *check;
   char *host;
 
   g_task_set_source_tag (task, can_reach_async);
+  if (fallback != NULL)
+    {
+      g_network_monitor_can_reach_async (fallback, connectable, cancellable, fallback_done, g_steal_pointer (&task));
+      return;
+    }
   host = host_of (connectable, &error);
   if (host == NULL)
     {

@@ -46,6 +46,10 @@
  * sees a restart; one that cannot start costs the app 2 s of stale answers, about what GLib's
  * own monitor takes to notice a lost carrier (1.5 s measured). */
 #define HANDOVER_GRACE_MS 2000
+/* While reachd's name has no owner, can_reach lets one call in this long start reachd (D-Bus
+ * activation); the others ask without starting it. A reachd that cannot start (a configuration
+ * it refuses) so costs the machine one start per app per interval, whatever the app asks. */
+#define CAN_REACH_ACTIVATION_INTERVAL_US (5 * G_USEC_PER_SEC)
 
 /* reachd's Level, in its order: each implies the ones before. */
 typedef enum
@@ -135,6 +139,13 @@ struct _ReachdNetworkMonitor
 
   /* can_reach_async's calls waiting for a place on the bus. */
   ReachdCheckHostQueue *checks;
+
+  /* For can_reach, in any thread: `fallback` is written under this lock (and read under it
+   * outside the monitor's context); when a can_reach last let reachd be started; whether
+   * reachd's name has an owner (atomic). */
+  GMutex reach_lock;
+  gint64 last_activation_us;
+  gint owned;
 };
 
 static void reachd_network_monitor_iface_init (GNetworkMonitorInterface *iface);
@@ -339,6 +350,16 @@ in_own_context (ReachdNetworkMonitor *self, gpointer (*function) (ReachdNetworkM
   return result;
 }
 
+/* Who owns reachd's name now (NULL: nobody), for the monitor's context and, as `owned`, for
+ * can_reach in any thread. Takes `owner`. */
+static void
+set_owner (ReachdNetworkMonitor *self, char *owner)
+{
+  g_free (self->owner);
+  self->owner = owner;
+  g_atomic_int_set (&self->owned, owner != NULL);
+}
+
 /* The monitor GLib would have chosen without this module: the first of the extension point's
  * others, by priority, whose init succeeds (the portal's fails outside a sandbox, as it did
  * when GLib chose this module; NetworkManager's where it does not run). GLib's base monitor,
@@ -433,6 +454,8 @@ fallback_changed (GNetworkMonitor *fallback, gboolean available, gpointer user_d
 static void
 drop_fallback (ReachdNetworkMonitor *self)
 {
+  GNetworkMonitor *fallback;
+
   if (self->follow != NULL)
     g_source_destroy (self->follow);
   g_clear_pointer (&self->follow, g_source_unref);
@@ -440,18 +463,25 @@ drop_fallback (ReachdNetworkMonitor *self)
   if (self->fallback == NULL)
     return;
   g_signal_handlers_disconnect_by_data (self->fallback, self);
-  g_clear_object (&self->fallback);
+  g_mutex_lock (&self->reach_lock);
+  fallback = g_steal_pointer (&self->fallback);
+  g_mutex_unlock (&self->reach_lock);
+  g_object_unref (fallback);
 }
 
 static gboolean
 grace_over (gpointer user_data)
 {
   ReachdNetworkMonitor *self = user_data;
+  GNetworkMonitor *fallback;
 
   g_clear_pointer (&self->grace, g_source_unref);
-  self->fallback = in_own_context (self, make_fallback);
-  if (self->fallback == NULL)
+  fallback = in_own_context (self, make_fallback);
+  if (fallback == NULL)
     return G_SOURCE_REMOVE;
+  g_mutex_lock (&self->reach_lock);
+  self->fallback = fallback;
+  g_mutex_unlock (&self->reach_lock);
   g_signal_connect (self->fallback, "notify::network-available", G_CALLBACK (fallback_notified), self);
   g_signal_connect (self->fallback, "notify::network-metered", G_CALLBACK (fallback_notified), self);
   g_signal_connect (self->fallback, "notify::connectivity", G_CALLBACK (fallback_notified), self);
@@ -614,8 +644,7 @@ reread_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   self->retry_ms = RETRY_FIRST_MS;
   /* Started by this read (activation): the bus's NameOwnerChanged may come after its reply. */
-  g_free (self->owner);
-  self->owner = g_steal_pointer (&sender);
+  set_owner (self, g_steal_pointer (&sender));
   theirs = network_namespace_of (all);
   self->owner_is_foreign = !shares_network_namespace (self, theirs);
   if (self->owner_is_foreign)
@@ -684,8 +713,7 @@ owner_changed (GDBusConnection *connection, const char *sender, const char *path
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (strcmp (name, REACHD_BUS_NAME) != 0)
     return;
-  g_free (self->owner);
-  self->owner = new_owner[0] != '\0' ? g_strdup (new_owner) : NULL;
+  set_owner (self, new_owner[0] != '\0' ? g_strdup (new_owner) : NULL);
   self->owner_is_foreign = FALSE;
   if (self->reread != NULL)
     g_cancellable_cancel (self->reread);
@@ -850,7 +878,7 @@ use_bus (ReachdNetworkMonitor *self, GBusType type, const char *bus, GCancellabl
       return FALSE;
     }
   read_properties (self, all);
-  self->owner = g_steal_pointer (&owner);
+  set_owner (self, g_steal_pointer (&owner));
   self->connection = g_steal_pointer (&connection);
   self->bus = bus;
   return TRUE;
@@ -923,6 +951,35 @@ reachd_network_monitor_get_checks (ReachdNetworkMonitor *self)
   return self->checks;
 }
 
+GNetworkMonitor *
+reachd_network_monitor_ref_fallback (ReachdNetworkMonitor *self)
+{
+  GNetworkMonitor *fallback;
+
+  g_mutex_lock (&self->reach_lock);
+  fallback = self->fallback != NULL ? g_object_ref (self->fallback) : NULL;
+  g_mutex_unlock (&self->reach_lock);
+  return fallback;
+}
+
+GDBusCallFlags
+reachd_network_monitor_check_host_flags (ReachdNetworkMonitor *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean activate = FALSE;
+
+  if (g_atomic_int_get (&self->owned))
+    return G_DBUS_CALL_FLAGS_NONE;
+  g_mutex_lock (&self->reach_lock);
+  if (self->last_activation_us == 0 || now - self->last_activation_us >= CAN_REACH_ACTIVATION_INTERVAL_US)
+    {
+      self->last_activation_us = now;
+      activate = TRUE;
+    }
+  g_mutex_unlock (&self->reach_lock);
+  return activate ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START;
+}
+
 static void
 reachd_network_monitor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
@@ -977,6 +1034,7 @@ reachd_network_monitor_finalize (GObject *object)
   g_free (self->published_gateway);
   g_free (self->owner);
   reachd_check_host_queue_free (self->checks);
+  g_mutex_clear (&self->reach_lock);
 
   G_OBJECT_CLASS (reachd_network_monitor_parent_class)->finalize (object);
 }
@@ -989,6 +1047,7 @@ reachd_network_monitor_init (ReachdNetworkMonitor *self)
   self->connectivity = G_NETWORK_CONNECTIVITY_LOCAL;
   self->retry_ms = RETRY_FIRST_MS;
   self->checks = reachd_check_host_queue_new ();
+  g_mutex_init (&self->reach_lock);
 }
 
 static void

@@ -31,6 +31,11 @@ typedef struct _ReachdCheckHostQueue ReachdCheckHostQueue;
 GDBusConnection *reachd_network_monitor_get_connection (ReachdNetworkMonitor *self);
 gboolean reachd_network_monitor_has_path (ReachdNetworkMonitor *self); /* any thread */
 ReachdCheckHostQueue *reachd_network_monitor_get_checks (ReachdNetworkMonitor *self);
+/* Any thread: GLib's own monitor while it answers for reachd (a new reference), else NULL. */
+GNetworkMonitor *reachd_network_monitor_ref_fallback (ReachdNetworkMonitor *self);
+/* Any thread: how to call CheckHost now: starting reachd only where its name has an owner, or at
+ * most once per CAN_REACH_ACTIVATION_INTERVAL_US while it has none. */
+GDBusCallFlags reachd_network_monitor_check_host_flags (ReachdNetworkMonitor *self);
 
 /* reachd-can-reach.c: GNetworkMonitor's can_reach, can_reach_async and can_reach_finish, and
  * the queue of CheckHost calls waiting for a place on the bus */

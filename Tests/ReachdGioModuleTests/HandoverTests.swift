@@ -119,6 +119,40 @@ extension ReachdGioModuleTests {
             }
         }
 
+        @Test("reachd gone for good: can_reach and can_reach_async are answered (in the grace from the path last known, then by GLib's monitor), and however often the app asks, it starts reachd no oftener than its own retries do plus once per 5 s",
+              arguments: ModuleBuild.allCases)
+        func canReachWhileGone(build: ModuleBuild) async throws {
+            try await withLab(.activatableInNamespace, setUp: wifiConnected) { lab in
+                // 40 asks (sync and async each) 250 ms apart: 80 calls over about 10 s.
+                let app = try GLibApp(["reach-every", "40", "250", "inet:192.0.2.1", "80"], session: lab.session.address, system: nil,
+                                      modules: try await build.directory(), build: build, environment: ["G_MESSAGES_DEBUG": "reachd"],
+                                      launcher: lab.namespaceLauncher)
+                defer { app.stop() }
+                let ready = try await app.first("ready")
+                #expect(ready.type == "ReachdNetworkMonitor", "\(app.transcript)")
+                let reachd = try #require(try await lab.reachdPID())
+
+                // Gone, and every start fails (exit 64).
+                try lab.writeConfiguration(Lab.badConfiguration)
+                let before = lab.activations.count
+                kill(reachd, SIGKILL)
+                try await eventually(timeout: .seconds(20), "reachd's name is free") { try await lab.reachdPID() == nil }
+                kill(app.child.pid, SIGUSR1)
+                let events = try await app.finish(timeout: .seconds(90))
+                let answers = events.filter { $0.event == "reach" }
+                #expect(answers.count == 40, "\(app.transcript)")
+                let failed = answers.filter { $0.sync?.ok != true || $0.asynchronous?.ok != true }
+                #expect(failed.isEmpty, "GLib's own monitor says 192.0.2.1 can be reached (a default route leads there): \(failed.prefix(3))")
+                #expect(Self.occurrences(Self.handedOver, in: app) == 1, "\(app.transcript)")
+
+                // The module's own retries (250 ms doubling: 5 or 6 in 10 s) and at most one start
+                // per 5 s from can_reach: not one per call (before: a start for nearly every one).
+                let starts = lab.activations.count - before
+                #expect(starts >= 1 && starts <= 10, "\(starts) starts of reachd for 80 calls in about 10 s: \(lab.activations)")
+                print("HandoverTests: \(starts) starts of reachd while an app asked can_reach 80 times in about 10 s")
+            }
+        }
+
         @Test("a PropertiesChanged sent to the app by a connection that does not own reachd's name is ignored by the module itself, a NameOwnerChanged from it moves nothing, and reachd's next change still arrives",
               arguments: ModuleBuild.allCases)
         func signalsFromOthersIgnored(build: ModuleBuild) async throws {

@@ -150,6 +150,20 @@ def command_reach(arguments, monitor=None):
         loop.run()
 
 
+def command_reach_every(count, interval_ms, host, port):
+    """From SIGUSR1 on, can_reach and can_reach_async of one host, `count` times, `interval_ms`
+    apart: an app that asks again and again, as a download manager retrying does."""
+    loop = GLib.MainLoop()
+    monitor = Gio.NetworkMonitor.get_default()
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, loop.quit)
+    say(event="ready", type=monitor.__gtype__.name, **values(monitor))
+    loop.run()  # until SIGUSR1
+    for _ in range(count):
+        command_reach([host, port], monitor)
+        time.sleep(interval_ms / 1000)
+    say(event="done")
+
+
 def command_reach_on_usr1(host, port):
     loop = GLib.MainLoop()
     monitor = Gio.NetworkMonitor.get_default()
@@ -353,6 +367,8 @@ def main(argv):
         command_watch(arguments == ["named"])
     elif command == "reach":
         command_reach(arguments)
+    elif command == "reach-every":
+        command_reach_every(int(arguments[0]), int(arguments[1]), arguments[2], arguments[3])
     elif command == "reach-on-usr1":
         command_reach_on_usr1(arguments[0], arguments[1])
     elif command == "cancel":
