@@ -20,6 +20,8 @@ struct ReachdConfiguration {
     /// The files looked for, in order, when none was given (for the start-up log and
     /// `--check-config`'s report); empty with `--no-config`.
     var searched: [String] = []
+    /// The file `--config` named, where it does not exist: said at notice at start.
+    var namedButMissing: String?
     /// The file's options over the defaults.
     var options = ReachdOptions()
     /// Every problem of the file, in the order of its lines.
@@ -51,7 +53,11 @@ struct ReachdConfiguration {
         case .none:
             return ReachdConfiguration()
         case .file(let path):
-            return read(path, mustExist: true, system: system)
+            // One rule for every file reachd reads: a missing one is no error, even named by
+            // --config (an image's data partition is empty on first boot and after a reset).
+            // Only a file that is there and cannot be used is.
+            let configuration = read(path, mustExist: false, system: system)
+            return configuration.path == nil ? ReachdConfiguration(searched: [path], namedButMissing: path) : configuration
         case .search:
             let paths = system ? [ConfigurationFile.systemInstancePath] : ConfigurationFile.searchPaths(environment: environment)
             for path in paths {

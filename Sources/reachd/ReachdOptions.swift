@@ -96,9 +96,10 @@ struct ReachdOptions: Equatable {
 
     /// The options of the command line alone, for `--help`: what to read, or what else to do.
     static let commandLineOnly: [(name: String, help: [String])] = [
-        ("--config FILE", ["Read this configuration file instead of the usual one. With",
-                           "--system, only a file root owns and only root can write, in",
-                           "folders only root can write up to / (as sudo reads sudoers)."]),
+        ("--config FILE", ["Read this configuration file instead of the usual one (none",
+                           "there is no error: reachd serves without it). With --system,",
+                           "only a file root owns and only root can write, in folders only",
+                           "root can write up to / (as sudo reads sudoers)."]),
         ("--no-config", ["Read no configuration file."]),
         ("--check-config", ["Check the configuration file and exit, as sshd -t: every problem",
                             "as FILE:LINE; exit 0 when clean, 1 with warnings, 64 with errors."]),
@@ -208,7 +209,7 @@ struct ReachdCommandLine: Equatable {
     enum Configuration: Equatable {
         /// The XDG search (ConfigurationFile.searchPaths).
         case search
-        /// `--config FILE`: this file, which must exist.
+        /// `--config FILE`: this file (where it is not there, none).
         case file(String)
         /// `--no-config`.
         case none
