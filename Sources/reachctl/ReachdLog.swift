@@ -12,7 +12,7 @@ enum ReachdLog {
         case .system where systemd:
             return "'journalctl -u reachd'"
         case .system where access("/dev/log", F_OK) == 0:
-            return "the system log (syslog, tag reachd: /var/log/syslog or daemon.log)"
+            return "the system log (syslog, tag reachd: \(syslogFiles()))"
         case .system:
             return "nowhere on this machine (no journal, no syslog at /dev/log): "
                 + "'runuser -u reachd -- reachd --system' shows why it stops"
@@ -23,6 +23,14 @@ enum ReachdLog {
         case .inProcess:
             return "this command's standard error"
         }
+    }
+
+    /// Where this machine's syslog daemon files reachd's lines (facility daemon): the files that
+    /// are there (rsyslog's /var/log/syslog and daemon.log, BusyBox syslogd's /var/log/messages),
+    /// else its memory buffer.
+    static func syslogFiles(exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> String {
+        let files = ["/var/log/syslog", "/var/log/daemon.log", "/var/log/messages"].filter(exists)
+        return files.isEmpty ? "'logread', where syslogd keeps its log in memory" : files.joined(separator: " or ")
     }
 
     /// `reachd --check-config`, as the instance on `provider`'s bus would read its file.

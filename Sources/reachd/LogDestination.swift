@@ -12,8 +12,10 @@ enum LogTarget: String, CaseIterable, Sendable {
 ///
 /// `auto` writes to standard error wherever it leads somewhere: the journal (systemd's
 /// `JOURNAL_STREAM` names standard error's device and inode), a terminal, a file, a pipe, a
-/// socket (a supervisor's logger). Only where it leads nowhere (closed, or `/dev/null`, as D-Bus
-/// activation without systemd leaves it) does reachd write to syslog (`/dev/log`), where a
+/// socket (a supervisor's logger). Where it leads nowhere (closed, or `/dev/null`, as D-Bus
+/// activation without systemd may leave it), and where it is a terminal nobody watches (a
+/// console: reachd started by D-Bus activation, or respawned by an init that is not systemd,
+/// whose console its lines would scroll past), reachd writes to syslog (`/dev/log`), where a
 /// syslog daemon files it. Before `--log-target`, syslog won whenever `/dev/log` existed and
 /// there was no journal, and a hand-started `reachd --system 2>file` left its file empty.
 ///
@@ -28,6 +30,8 @@ enum LogDestination: Equatable {
         case journal
         /// A terminal, a file, a pipe or a socket.
         case somewhere
+        /// A terminal, with reachd started unattended (`startedUnattended`): a console.
+        case unattendedTerminal
         /// `/dev/null`.
         case null
         case closed
@@ -53,7 +57,7 @@ enum LogDestination: Equatable {
         case .auto:
             switch standardError {
             case .journal, .somewhere: return .standardError
-            case .null, .closed: return syslogProblem == nil ? .syslog : .standardError
+            case .null, .closed, .unattendedTerminal: return syslogProblem == nil ? .syslog : .standardError
             }
         }
     }
@@ -97,8 +101,19 @@ enum LogDestination: Equatable {
             var null = stat()
             let nullDevice = stat("/dev/null", &null) == 0 && null.st_mode & S_IFMT == S_IFCHR ? null.st_rdev : 0x103  // 1:3
             if status.st_rdev == nullDevice { return .null }
+            if isatty(STDERR_FILENO) == 1, startedUnattended() { return .unattendedTerminal }
         }
         return .somewhere
+    }
+
+    /// Whether nobody started this reachd by hand: D-Bus activation (the bus sets
+    /// `DBUS_STARTER_BUS_TYPE` for what it starts), or an init that is not systemd (its parent is
+    /// PID 1 of its PID namespace, and systemd's `INVOCATION_ID` is not set): BusyBox's `respawn`,
+    /// sysvinit's, an init script's `start-stop-daemon` without `--background`'s fork.
+    static func startedUnattended(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } },
+                                  parent: pid_t = getppid()) -> Bool {
+        if environment("DBUS_STARTER_BUS_TYPE") != nil { return true }
+        return parent == 1 && environment("INVOCATION_ID") == nil
     }
 
     /// Why syslog's socket cannot take a message, nil when it can: a datagram socket connected to

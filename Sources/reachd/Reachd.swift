@@ -56,6 +56,7 @@ enum Reachd {
                 refuse("\(path) has \(count(configuration.errors.count, "error")); \(check) lists every problem")
             }
             if case .failure(let unusable) = destination { printError("reachd: \(unusable)") }
+            RespawnPace.beforeExiting(say: refuse)
             exit(64)  // EX_USAGE, as for a bad command line
         }
         let logDestination: LogDestination
@@ -64,6 +65,7 @@ enum Reachd {
             logDestination = chosen
         case .failure(let unusable):
             printError("reachd: \(unusable)")
+            RespawnPace.beforeExiting { printError("reachd: " + $0) }
             exit(64)  // EX_USAGE: the target was asked for by name
         }
         let options = commandLine.options(over: configuration.options)
@@ -175,7 +177,12 @@ enum Reachd {
             logger.info("serving \(bus); configuration file: \(path)")
         } else {
             let searched = configuration.searched.isEmpty ? "--no-config" : "looked for " + configuration.searched.joined(separator: ", ")
-            logger.info("serving \(bus); no configuration file (\(searched))")
+            if let named = configuration.namedButMissing {
+                // Asked for by name: said where an administrator sees it, not only at info.
+                logger.notice("serving \(bus) without a configuration file: --config \(named) does not exist (yet); reachd reads it at its next start")
+            } else {
+                logger.info("serving \(bus); no configuration file (\(searched))")
+            }
         }
         for warning in configuration.warnings {
             logger.warning("\(warning)")

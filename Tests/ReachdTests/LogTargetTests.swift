@@ -5,7 +5,8 @@ import Testing
 
 /// `--log-target auto|stderr|syslog` (issue 38): auto writes where standard error leads (the
 /// journal, a file, a pipe, a terminal) and to syslog only where it leads nowhere (closed,
-/// `/dev/null`); a target named that cannot be used stops reachd (64) and says why.
+/// `/dev/null`) or to a console nobody reads (issue 45: reachd activated, or respawned by an
+/// init that is not systemd); a target named that cannot be used stops reachd (64) and says why.
 ///
 /// Each run is the system instance as an administrator starts it by hand (`reachd --system`,
 /// with no bus to serve: it logs that it serves the system bus, then that the bus is not there,
@@ -24,10 +25,15 @@ struct LogTargetTests {
         /// `/dev/null`, with a `JOURNAL_STREAM` inherited from a parent the journal logs (it names
         /// another stream): nowhere, all the same.
         case nullWithStaleJournalStream
+        /// A terminal (a pseudo-terminal `script` holds), reachd started by hand.
+        case terminal
+        /// A terminal, reachd started by D-Bus activation (`DBUS_STARTER_BUS_TYPE`): a console
+        /// nobody reads, as dbus-daemon started from BusyBox's inittab passes on its own.
+        case activatedOnConsole
     }
 
     @Test("auto: standard error where it leads somewhere (a file, a pipe, the journal), even with /dev/log there",
-          arguments: [StandardError.file, .pipe, .journal])
+          arguments: [StandardError.file, .pipe, .journal, .terminal])
     func autoWritesWhereStandardErrorLeads(_ standardError: StandardError) async throws {
         let run = try await LoggedRun(standardError: standardError, syslog: true, ["--log-target", "auto"])
         #expect(run.status == 1, "\(run.transcript)")
@@ -50,6 +56,14 @@ struct LogTargetTests {
         #expect(run.syslog.contains("reachd[") && run.syslog.contains("info: \(Self.startLine)"), "\(run.transcript)")
         // Facility daemon (3) for the system instance: priority 3 × 8 + 6 (info).
         #expect(run.syslog.contains("<30>"), "\(run.transcript)")
+    }
+
+    @Test("auto: an activated reachd whose standard error is a console writes to syslog, where an administrator reads it")
+    func autoWritesToSyslogFromAConsoleNobodyReads() async throws {
+        let run = try await LoggedRun(standardError: .activatedOnConsole, syslog: true, [])
+        #expect(run.status == 1, "\(run.transcript)")
+        #expect(run.syslog.contains("info: \(Self.startLine)"), "\(run.transcript)")
+        #expect(!run.standardError.contains(Self.startLine), "\(run.transcript)")
     }
 
     @Test("auto with standard error nowhere and no /dev/log: reachd still starts (nothing better to write to)")
@@ -178,6 +192,8 @@ private struct LoggedRun {
             folder=$1 log=$2 mode=$3; shift 3
             mkdir "$folder/dev"; mount --rbind /dev "$folder/dev"; mount -t tmpfs tmpfs /dev
             for name in null zero full random urandom; do touch "/dev/$name"; mount --bind "$folder/dev/$name" "/dev/$name"; done
+            # Pseudo-terminals, for script(1)'s terminal cases.
+            mkdir /dev/pts; mount --bind "$folder/dev/pts" /dev/pts; ln -s pts/ptmx /dev/ptmx
             if [ "$log" = yes ]; then ln -s "$folder/log" /dev/log; fi
             set +e
             case $mode in
@@ -186,6 +202,8 @@ private struct LoggedRun {
             null) exec "$@" 2>/dev/null ;;
             closed) exec "$@" 2>&- ;;
             nullWithStaleJournalStream) JOURNAL_STREAM=$(stat -c %d:%i "$folder") exec "$@" 2>/dev/null ;;
+            terminal) exec script -qefc "$*" /dev/null </dev/null >"$folder/stderr" ;;
+            activatedOnConsole) DBUS_STARTER_BUS_TYPE=system exec script -qefc "$*" /dev/null </dev/null >"$folder/stderr" ;;
             journal) exec python3 -c '
             import os, socket, subprocess, sys
             journal, end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
