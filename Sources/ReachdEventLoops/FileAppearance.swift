@@ -101,14 +101,29 @@ private actor FileAppearanceWatch {
     }
 
     private func changed() {
-        // The events only wake the wait: what counts is what the folders hold now. Only the
-        // end of the watch itself (its folder removed) matters: the next folder up is watched.
+        // What counts is what the folders hold now; an event is only a reason to look. In a busy
+        // folder (the nearest one of the path may be /run or /tmp) most events name other files:
+        // those are read and dropped, with no look at the path.
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var relevant = false
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             guard count > 0 else { break }
-            if let watched, Self.watchEnded(watched.watch, in: buffer[..<count]) { self.watched = nil }
+            guard let watched else {
+                relevant = true
+                continue
+            }
+            switch Self.scan(buffer[..<count], watch: watched.watch, awaiting: Self.nextName(of: path, below: watched.folder)) {
+            case .watchEnded:
+                self.watched = nil
+                relevant = true
+            case .awaitedName:
+                relevant = true
+            case .nothing:
+                break
+            }
         }
+        guard relevant else { return }
         do throws(SystemCallError) {
             try follow()
         } catch {
@@ -117,16 +132,30 @@ private actor FileAppearanceWatch {
         if let found = present() { finish(.appeared(found)) }
     }
 
-    /// Whether `events` (a read of `inotify_event`s) holds `IN_IGNORED` for `watch`.
-    private static func watchEnded(_ watch: Int32, in events: ArraySlice<UInt8>) -> Bool {
+    private enum Scan { case nothing, awaitedName, watchEnded }
+
+    /// What a read of `inotify_event`s says for `watch`: it ended (`IN_IGNORED`: its folder went,
+    /// or the queue overflowed), or an entry named `awaiting` appeared in it, or nothing that counts.
+    private static func scan(_ events: ArraySlice<UInt8>, watch: Int32, awaiting: String) -> Scan {
         let header = MemoryLayout<inotify_event>.size
         var offset = events.startIndex
+        var result = Scan.nothing
         while events.endIndex - offset >= header {
             let event = events[offset..<offset + header].withUnsafeBytes { $0.loadUnaligned(as: inotify_event.self) }
-            if event.wd == watch, event.mask & UInt32(IN_IGNORED) != 0 { return true }
+            let nameBytes = events[(offset + header)..<min(offset + header + Int(event.len), events.endIndex)]
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { return .watchEnded }
+            if event.wd == watch, event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 { return .watchEnded }
+            if event.wd == watch, String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self) == awaiting { result = .awaitedName }
             offset += header + Int(event.len)
         }
-        return false
+        return result
+    }
+
+    /// The name in `folder` that leads to `path` (`run` for /run/dbus/bus below /).
+    static func nextName(of path: String, below folder: String) -> String {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        guard path.hasPrefix(prefix) else { return "" }
+        return String(path.dropFirst(prefix.count).prefix { $0 != "/" })
     }
 
     private func present() -> FileAppearance.Identity? {
@@ -138,7 +167,9 @@ private actor FileAppearanceWatch {
     /// looking and watching is seen on the next round, as the watch is already on its parent.
     private func follow() throws(SystemCallError) {
         while true {
-            let folder = Self.nearestExistingFolder(of: path)
+            guard let folder = Self.nearestExistingFolder(of: path) else {
+                throw SystemCallError(call: "stat(a folder of \(path))", errno: EACCES)
+            }
             if folder == watched?.folder { return }
             let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF) | UInt32(IN_ONLYDIR)
             let watch: Int32
@@ -153,11 +184,17 @@ private actor FileAppearanceWatch {
     }
 
     /// The longest leading folder of `path` that exists; `/` (or `.`, for a relative path) at worst.
-    static func nearestExistingFolder(of path: String) -> String {
+    /// nil where a folder of it may not be looked into (EACCES): what is missing there cannot
+    /// be seen to appear.
+    static func nearestExistingFolder(of path: String) -> String? {
         var folder = parent(of: path)
         var status = stat()
         while folder != "/" && folder != "." {
-            if stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR { return folder }
+            if stat(folder, &status) == 0 {
+                if (status.st_mode & S_IFMT) == S_IFDIR { return folder }
+            } else if errno != ENOENT && errno != ENOTDIR {
+                return nil
+            }
             folder = parent(of: folder)
         }
         return folder

@@ -188,9 +188,24 @@ public final class ReachdProcess: Sendable {
     deinit { stop() }
 }
 
-/// A system-bus address where nothing listens.
+/// A system-bus address where nothing listens: a socket that is not there, in a folder that is
+/// there and stays quiet, which every user may enter. reachd waits for a missing system bus
+/// socket with inotify on its folder (a boot's bus may come later), so the folder's quiet is
+/// its idle: in the busy temporary folder it would wake at every file another test makes.
 public func absentSystemBusAddress() -> String {
-    "unix:path=\(FileManager.default.temporaryDirectory.path)/reachd-no-bus-\(UUID().uuidString.prefix(8))"
+    "unix:path=\(QuietFolder.path)/system_bus_socket-\(UUID().uuidString.prefix(8))"
+}
+
+/// One folder per test process under /tmp, mode 0755, that nothing writes to; removed at exit.
+private enum QuietFolder {
+    static let path: String = {
+        var template = Array("/tmp/reachd-no-bus-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { preconditionFailure("mkdtemp: \(String(cString: strerror(errno)))") }
+        let folder = String(cString: made)
+        chmod(folder, 0o755)
+        atexit { try? FileManager.default.removeItem(atPath: QuietFolder.path) }
+        return folder
+    }()
 }
 
 /// Runs `body` with reachd serving on `session` (on `network`); afterwards
