@@ -145,23 +145,22 @@ package final class ReachdEngine: Sendable {
         return probes
     }
 
-    /// Hands kernel changes to the merger, at most one evaluation per 250 ms
-    /// under sustained churn: a change sooner than that after the last one
-    /// waits out the rest (the stream keeps only the newest), so a routing
-    /// daemon rewriting thousands of routes a second costs four evaluations a
-    /// second, and a quiet kernel costs nothing (no timer is armed).
+    /// Hands kernel changes to the merger: each at once while they come singly or in a short
+    /// burst (a bring-up's link, address and route), at most four evaluations a second under
+    /// sustained churn (`ChangePacing`): a change beyond the budget waits for the next token (the
+    /// stream keeps only the newest), so a routing daemon rewriting thousands of routes a second
+    /// costs four evaluations a second, and a quiet kernel costs nothing (no timer is armed).
     private func forwardKernelChanges(_ changes: AsyncStream<Void>, resync: (@Sendable () -> Void)? = nil,
                                       linksChanged: AsyncStream<Void>.Continuation? = nil) async {
-        let interval = Duration.milliseconds(250)
-        var last: ContinuousClock.Instant?
+        var pacing = ChangePacing()
         // Without logind, a resume shows as the boot-time clock having run ahead; links
         // coming back after a sleep are kernel changes, so they are where it is seen.
         var sleeps = SuspendDetector()
         for await _ in changes {
-            if let last, ContinuousClock.now - last < interval {
-                guard (try? await Task.sleep(until: last + interval)) != nil else { return }
+            let wait = pacing.delay(at: .now)
+            if wait > .zero {
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
             }
-            last = .now
             linksChanged?.yield()
             if sleeps.sleptSinceLastCheck(bootTime: Self.clock(CLOCK_BOOTTIME), monotonic: Self.clock(CLOCK_MONOTONIC)) {
                 logger.info("resume: resynchronising (the boot-time clock ran ahead: the machine slept)")
