@@ -22,6 +22,16 @@ public struct NetworkNamespace: RawRepresentable, Sendable, Hashable, CustomStri
     /// user's process: it needs ptrace access) or the process is gone.
     public static func ofProcess(_ processID: UInt32) -> NetworkNamespace? { of("/proc/\(processID)/ns/net") }
 
+    /// Whether process `processID` is in this process's network namespace, told from
+    /// `/proc/PID/net`, which every user may read where `/proc/PID/ns/net` needs ptrace rights:
+    /// each network namespace has a `/proc/net` tree of its own, and its files' inode numbers are
+    /// its own. nil when it cannot be told (the process is gone, or `/proc` is not mounted).
+    public static func processSharesThisOne(_ processID: UInt32) -> Bool? {
+        var theirs = stat(), ours = stat()
+        guard stat("/proc/\(processID)/net/dev", &theirs) == 0, stat("/proc/self/net/dev", &ours) == 0 else { return nil }
+        return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
+    }
+
     private static func of(_ path: String) -> NetworkNamespace? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }

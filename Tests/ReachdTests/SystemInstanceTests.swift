@@ -151,6 +151,32 @@ struct SystemInstanceTests {
         }
     }
 
+    @Test("another user's caller in a network namespace of its own (unshare -n, bwrap --unshare-net) is told OtherNetworkNamespace for CheckHost and GetPath, so no name is looked up for it; the same user in reachd's namespace is answered")
+    func anotherUsersCallerInItsOwnNamespace() async throws {
+        try await withSystemInstance { bus, _, _ in
+            let nobody = try SystemInstance.dropPrivileges(to: SystemInstance.nobody)
+            let call = ["/usr/bin/busctl", "--address=\(bus.address)", "call", ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface]
+            // reachd may not read this caller's /proc/PID/ns/net (no ptrace rights on another user's
+            // process); /proc/PID/net tells it all the same (contract 7, §3).
+            let isolations: [(String, [String])] = [
+                ("unshare -n", ["/usr/bin/unshare", "--net", "--", "/usr/bin/setpriv"] + nobody),
+                ("bwrap --unshare-net", ["/usr/bin/setpriv"] + nobody + ["/usr/bin/bwrap", "--unshare-net", "--dev-bind", "/", "/", "--"]),
+            ]
+            for (isolation, wrapper) in isolations {
+                for (method, arguments) in [("CheckHost", ["s", "exfil-\(UUID().uuidString.prefix(6).lowercased()).leak.sec.test"]), ("GetPath", [])] {
+                    let command = wrapper + call + [method] + arguments
+                    let refused = try await runTool(command[0], Array(command.dropFirst()))
+                    #expect(!refused.succeeded && refused.standardError.contains("reachd's routes and interfaces are not this program's"),
+                            "\(isolation), \(method): \(refused.transcript)")
+                }
+            }
+            // The positive control: the same user, in reachd's namespace.
+            let answered = try await Self.busctl(as: SystemInstance.nobody, on: bus, "call", ReachdProcess.busName, ReachdProcess.path,
+                                                 ReachdProcess.interface, "CheckHost", "s", "127.0.0.1")
+            #expect(answered.standardOutput.hasPrefix("iu "), "\(answered.transcript)")
+        }
+    }
+
     @Test("reachctl as nobody, with no session bus, answers from the system instance and says so")
     func reachctlFindsTheSystemInstance() async throws {
         let reachctl = URL(fileURLWithPath: ReachdProcess.executable).deletingLastPathComponent().appendingPathComponent("reachctl").path

@@ -30,8 +30,23 @@ final class CallerPolicy: Sendable {
 
     private enum Verdict: Sendable {
         /// `otherNamespace`: the caller's network namespace, known to differ from reachd's.
-        case allowed(userID: UInt32?, otherNamespace: NetworkNamespace?)
+        case allowed(userID: UInt32?, otherNamespace: OtherNamespace?)
         case refused(DBusError)
+    }
+
+    /// A caller's network namespace that is not reachd's: its number where reachd may read it
+    /// (the caller's own user), else only the fact (another user's process: `/proc/PID/net`
+    /// tells, `/proc/PID/ns/net` is not readable).
+    private enum OtherNamespace: Sendable, CustomStringConvertible {
+        case known(NetworkNamespace)
+        case unnumbered
+
+        var description: String {
+            switch self {
+            case .known(let namespace): "network namespace \(namespace)"
+            case .unnumbered: "a network namespace of its own (another user's process, whose namespace's number reachd may not read)"
+            }
+        }
     }
 
     private struct State {
@@ -103,7 +118,7 @@ final class CallerPolicy: Sendable {
         case .allowed(_, let other?) where call.interface == ReachdContract.interface
                 && call.member.map(Self.namespaceBound.contains) == true:
             return ReachdContract.otherNetworkNamespace(
-                "this program runs in network namespace \(other), reachd in \(networkNamespace.map { "\($0)" } ?? "another"): "
+                "this program runs in \(other), reachd in \(networkNamespace.map { "\($0)" } ?? "another"): "
                 + "reachd's routes and interfaces are not this program's, so its answer would be another namespace's. "
                 + "Use a reachd started in this namespace, or the ReachdKit library's (and reachctl's) in-process "
                 + "mode: REACHD_SERVICE=in-process")
@@ -158,12 +173,22 @@ final class CallerPolicy: Sendable {
                 member: "GetConnectionCredentials", body: [.string(sender.rawValue)])
             let credentials = ProcessCredentials(reply.first)
             let sandbox = try CallerSandbox.of(credentials)
-            // Only where reachd may read it (the caller's own user); otherwise served as before.
+            // Its namespace's number where reachd may read it (the caller's own user); another
+            // user's process is told apart all the same (contract 7, section 3).
             let processID = try credentials.livingProcessID()
             let callersNamespace = NetworkNamespace.ofProcess(processID)
+            // Another user's process: /proc/PID/ns/net needs ptrace rights, /proc/PID/net does not.
+            let sharesReachds = callersNamespace == nil ? NetworkNamespace.processSharesThisOne(processID) : nil
             try credentials.confirmSameProcess(processID)
-            let other = callersNamespace.flatMap { $0 != networkNamespace && networkNamespace != nil ? $0 : nil }
-            if let other { logger.debug("\(sender) is in network namespace \(other), not reachd's") }
+            let other: OtherNamespace?
+            if let callersNamespace, let networkNamespace, callersNamespace != networkNamespace {
+                other = .known(callersNamespace)
+            } else if sharesReachds == false {
+                other = .unnumbered
+            } else {
+                other = nil
+            }
+            if let other { logger.debug("\(sender) is in \(other), not reachd's") }
             switch sandbox {
             case .host:
                 verdict = .allowed(userID: credentials.userID, otherNamespace: other)
