@@ -18,6 +18,7 @@ REACHD_TEST_PACKAGES=(
     libglib2.0-dev libglib2.0-dev-bin gcc  # gdbus-codegen on the interface files, its C client built
     qtbase5-dev-tools             # qdbusxml2cpp on the interface files
     python3-gi gir1.2-glib-2.0    # a GLib app asking for its network monitor (ReachdGioModuleTests)
+    python3-pyqt6                 # a Qt 6 app's QNetworkInformation over Qt's glib backend (QtAppTests)
     xdg-desktop-portal valgrind   # the portal over the GIO module; memcheck of the module
     strace                        # zero system calls while idle, counted (kernel path, connectivity check)
     zsh fish                      # reachctl's completion scripts, run by the shells they are for

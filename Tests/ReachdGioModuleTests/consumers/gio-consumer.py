@@ -164,6 +164,26 @@ def command_reach_every(count, interval_ms, host, port):
     say(event="done")
 
 
+def command_qt(how):
+    """A Qt 6 app's QNetworkInformation (PyQt6): the backend loaded by `how` (`glib` by name,
+    `default`, or `features`: by the Reachability feature), and what it says."""
+    from PyQt6.QtCore import QCoreApplication
+    from PyQt6.QtNetwork import QNetworkInformation
+
+    application = QCoreApplication(sys.argv[:1])
+    if how == "glib":
+        loaded = QNetworkInformation.loadBackendByName("glib")
+    elif how == "features":
+        loaded = QNetworkInformation.loadBackendByFeatures(QNetworkInformation.Feature.Reachability)
+    else:
+        loaded = QNetworkInformation.loadDefaultBackend()
+    information = QNetworkInformation.instance()
+    say(event="qt", ok=bool(loaded), type=information.backendName() if information else None,
+        property=information.reachability().name if information else None,
+        host=",".join(QNetworkInformation.availableBackends()))
+    del application
+
+
 def command_reach_on_usr1(host, port):
     loop = GLib.MainLoop()
     monitor = Gio.NetworkMonitor.get_default()
@@ -369,6 +389,8 @@ def main(argv):
         command_reach(arguments)
     elif command == "reach-every":
         command_reach_every(int(arguments[0]), int(arguments[1]), arguments[2], arguments[3])
+    elif command == "qt":
+        command_qt(arguments[0])
     elif command == "reach-on-usr1":
         command_reach_on_usr1(arguments[0], arguments[1])
     elif command == "cancel":
