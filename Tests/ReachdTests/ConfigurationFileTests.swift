@@ -201,7 +201,7 @@ struct ConfigurationFileTests {
                 "\(started.transcript)")
     }
 
-    @Test("--check-config exits 0 for a clean file or none, 1 for warnings only, 64 for a --config file that is missing",
+    @Test("--check-config exits 0 for a clean file or none (a --config file that is missing included), 1 for warnings only, 64 for errors",
           arguments: [
             ("[reachd]\nsettle-ms=5\n", 0, "reachd: FILE: no problems"),
             (nil, 0, "reachd: no configuration file: none of "),
