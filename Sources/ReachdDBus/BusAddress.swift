@@ -12,16 +12,10 @@ public enum BusAddress {
     /// would fail on before trying, so that a setting can be refused where it is given, not
     /// only warned about when it is used.
     public static func problem(in address: String) -> String? {
-        var error = CReachdDBus.DBusError()
-        dbus_error_init(&error)
-        var entries: UnsafeMutablePointer<OpaquePointer?>?
-        var count: Int32 = 0
-        guard dbus_parse_address(address, &entries, &count, &error) != 0 else {
-            defer { dbus_error_free(&error) }
-            return error.message.map { String(cString: $0) } ?? "not a D-Bus address"
+        switch parse(address, { entries in entries.isEmpty ? "names no address" : nil }) {
+        case .success(let problem): problem
+        case .failure(let reason): reason.message
         }
-        dbus_address_entries_free(entries)
-        return count == 0 ? "names no address" : nil
     }
 
     /// The socket file `address` names when it is one `unix:path=` entry, nil for anything else
@@ -33,18 +27,30 @@ public enum BusAddress {
     /// BusAddress.socketPath(in: "unix:abstract=/tmp/dbus-x")                // nil
     /// ```
     public static func socketPath(in address: String) -> String? {
+        let path = parse(address) { entries -> String? in
+            guard entries.count == 1, let entry = entries[0],
+                  let method = dbus_address_entry_get_method(entry), String(cString: method) == "unix",
+                  let path = dbus_address_entry_get_value(entry, "path") else { return nil }
+            return String(cString: path)
+        }
+        return (try? path.get()) ?? nil
+    }
+
+    private struct Unreadable: Error {
+        let message: String
+    }
+
+    /// `body` over libdbus's entries of `address`, or why libdbus cannot read it.
+    private static func parse<T>(_ address: String, _ body: (UnsafeBufferPointer<OpaquePointer?>) -> T) -> Result<T, Unreadable> {
         var error = CReachdDBus.DBusError()
         dbus_error_init(&error)
         var entries: UnsafeMutablePointer<OpaquePointer?>?
         var count: Int32 = 0
         guard dbus_parse_address(address, &entries, &count, &error) != 0 else {
-            dbus_error_free(&error)
-            return nil
+            defer { dbus_error_free(&error) }
+            return .failure(Unreadable(message: error.message.map { String(cString: $0) } ?? "not a D-Bus address"))
         }
         defer { dbus_address_entries_free(entries) }
-        guard count == 1, let entry = entries?[0],
-              let method = dbus_address_entry_get_method(entry), String(cString: method) == "unix",
-              let path = dbus_address_entry_get_value(entry, "path") else { return nil }
-        return String(cString: path)
+        return .success(body(UnsafeBufferPointer(start: entries, count: Int(count))))
     }
 }

@@ -38,7 +38,7 @@ struct BootOrderTests {
 
             // Waiting for the bus costs nothing: no look at its folders, no try to connect, while
             // nothing happens there (the container's own link events are the kernel's answer).
-            let calls = try await Self.systemCalls(of: wait.pid, over: .seconds(2))
+            let calls = try await systemCalls(of: wait.pid, over: .seconds(2))
                 .filter { $0.contains(device.path) || $0.contains("connect(") }
             #expect(calls.isEmpty, "system calls while waiting for the bus: \(calls.prefix(20))")
 
@@ -91,22 +91,5 @@ struct BootOrderTests {
                 watch.standardOutput.contains("\"backend\":\"networkmanager\"")
             }
         }
-    }
-
-    /// The system calls process `pid` makes over `duration` (strace -f), without the wait it was
-    /// in when strace attached and let go.
-    static func systemCalls(of pid: pid_t, over duration: Duration) async throws -> [Substring] {
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-boot-trace-\(pid)").path
-        defer { try? FileManager.default.removeItem(atPath: trace) }
-        let strace = try ChildProcess("/usr/bin/strace", ["-f", "-o", trace, "-p", String(pid)])
-        defer { strace.removeOutput() }
-        try await eventually(timeout: .seconds(10), "strace attaches: \(strace.standardError)") {
-            strace.standardError.contains("attached")
-        }
-        try await Task.sleep(for: duration)
-        strace.stop(SIGINT)
-        _ = try? await strace.exit(timeout: .seconds(10))
-        return ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
-            .filter { !$0.contains("<detached") && !$0.contains("resuming interrupted") }
     }
 }

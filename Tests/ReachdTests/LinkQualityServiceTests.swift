@@ -58,25 +58,9 @@ struct LinkQualityServiceTests {
             }, "only LinkQuality changed: \(monitor.signals)")
             // Nothing is left armed: no hold timer, no polling of the signal.
             try await Task.sleep(for: .seconds(1))
-            let calls = try await Self.systemCalls(of: reachd, over: .seconds(3))
+            let calls = try await systemCalls(of: reachd.pid, over: .seconds(3))
             #expect(calls.isEmpty, "system calls while idle after the changes: \(calls.prefix(20))")
         }
-    }
-
-    /// The system calls `reachd` makes over `duration` (strace -f), without the wait it was in
-    /// when strace attached and let go.
-    static func systemCalls(of reachd: ReachdProcess, over duration: Duration) async throws -> [Substring] {
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-idle-\(reachd.pid)").path
-        defer { try? FileManager.default.removeItem(atPath: trace) }
-        let strace = try ChildProcess("/usr/bin/strace", ["-f", "-o", trace, "-p", String(reachd.pid)])
-        try await eventually(timeout: .seconds(10), "strace attaches: \(strace.standardError)") {
-            strace.standardError.contains("attached")
-        }
-        try await Task.sleep(for: duration)
-        strace.stop(SIGINT)
-        _ = try? await strace.exit(timeout: .seconds(10))
-        return ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
-            .filter { !$0.contains("<detached") && !$0.contains("resuming interrupted") }
     }
 
     @Test("Ethernet: the kernel's speed for the path's link (a veth says 10000 Mb/s) is good, with the speed in Details")
