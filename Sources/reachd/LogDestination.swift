@@ -112,8 +112,7 @@ enum LogDestination: Equatable {
     /// sysvinit's, an init script's `start-stop-daemon` without `--background`'s fork.
     static func startedUnattended(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } },
                                   parent: pid_t = getppid()) -> Bool {
-        if environment("DBUS_STARTER_BUS_TYPE") != nil { return true }
-        return parent == 1 && environment("INVOCATION_ID") == nil
+        environment("DBUS_STARTER_BUS_TYPE") != nil || RespawnPace.isChildOfInit(parent: parent, environment: environment)
     }
 
     /// Why syslog's socket cannot take a message, nil when it can: a datagram socket connected to

@@ -20,7 +20,13 @@ enum RespawnPace {
     /// error on a terminal, init's console, as BusyBox and sysvinit give what their lines run.
     static func applies(parent: pid_t = getppid(), standardErrorIsTerminal: Bool = isatty(STDERR_FILENO) == 1,
                         environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> Bool {
-        parent == 1 && standardErrorIsTerminal && environment("INVOCATION_ID") == nil
+        standardErrorIsTerminal && isChildOfInit(parent: parent, environment: environment)
+    }
+
+    /// Whether reachd is the child of an init that is not systemd: PID 1 of its PID namespace is
+    /// its parent, and systemd's `INVOCATION_ID` is not set. (Where logs go asks the same.)
+    static func isChildOfInit(parent: pid_t, environment: (String) -> String?) -> Bool {
+        parent == 1 && environment("INVOCATION_ID") == nil
     }
 
     /// Waits before a refused start ends, where `applies`; `say` tells why.
