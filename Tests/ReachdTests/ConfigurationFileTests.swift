@@ -234,12 +234,10 @@ struct ConfigurationFileTests {
         try await runToolChecked("/bin/chmod", ["755", reachd])
         try "[reachd]\nsettle-ms=5\n".write(toFile: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        // The user as the package makes it, before the check: a system-instance test beside this
+        // one may make it at any moment, and the check must see the same machine as this test.
+        try await SystemInstance.ensureUsers()
         let check = try await runTool(reachd, ["--check-config", "--system", "--config", file])
-        guard getpwnam("reachd") != nil else {
-            // Without the user the instance cannot run at all: the check says so rather than "no problems" alone.
-            #expect(check.standardError.contains("user reachd does not exist, so the system instance could not run"), "\(check.transcript)")
-            return
-        }
         // Before: "no problems", 0, while reachd --system would refuse to start.
         #expect(check.status == 64, "\(check.transcript)")
         #expect(check.standardError.contains("reachd: checking as user reachd, as the system instance reads its file"), "\(check.transcript)")
@@ -247,6 +245,18 @@ struct ConfigurationFileTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
         let readable = try await runTool(reachd, ["--check-config", "--system", "--config", file])
         #expect(readable.status == 0 && readable.standardError.contains("\(file): no problems"), "\(readable.transcript)")
+        // A machine without the user (a copy of reachd, no package): the check says the instance
+        // could not run, rather than "no problems" alone. Its /etc/passwd lacks the user in a
+        // mount namespace of the check's own; the machine's file is untouched.
+        let passwd = folder + "/passwd"
+        let accounts = try String(contentsOfFile: "/etc/passwd", encoding: .utf8)
+        try accounts.split(separator: "\n").filter { !$0.hasPrefix("reachd:") }.map { $0 + "\n" }.joined()
+            .write(toFile: passwd, atomically: true, encoding: .utf8)
+        let withoutUser = try await runTool("/usr/bin/unshare", [
+            "--mount", "--propagation", "private", "/bin/sh", "-c",
+            "mount --bind \"$1\" /etc/passwd && exec \"$2\" --check-config --system --config \"$3\"", "sh", passwd, reachd, file])
+        #expect(withoutUser.standardError.contains("user reachd does not exist, so the system instance could not run"),
+                "\(withoutUser.transcript)")
     }
 
     @Test("the system instance started with its standard error on /dev/null tells syslog why it stops (D-Bus activation without systemd)")
