@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CReachdDBusShims", dependencies: ["CReachdDBus"]),
         // The epoll, eventfd and signalfd headers Glibc's module lacks; headers only.
         .systemLibrary(name: "CReachdEventLoops"),
-        // glibc malloc tuning (<malloc.h>): the service executable's, and the engine's trim after a flood.
+        // glibc malloc tuning (<malloc.h>): the service executable's, and the trims after a flood (engine, D-Bus turns).
         .target(name: "CReachdMemory"),
         // One-line wrappers for the rtnetlink macros Swift cannot import.
         .target(name: "CReachdNetlink"),
@@ -48,7 +48,7 @@ let package = Package(
         // One thread's epoll loop: descriptors, timers, signals, Swift's executors.
         .target(name: "ReachdEventLoops", dependencies: ["CReachdEventLoops"]),
         // Swift over libdbus, on an event loop: connection, messages, exported objects.
-        .target(name: "ReachdDBus", dependencies: ["CReachdDBus", "CReachdDBusShims", "ReachdEventLoops"]),
+        .target(name: "ReachdDBus", dependencies: ["CReachdDBus", "CReachdDBusShims", "ReachdEventLoops", "CReachdMemory"]),
         // The meaning of reachd: flags, status and mapping tables. Pure, no I/O.
         .target(name: "ReachdCore"),
         // The D-Bus contract spelled once: names, errors and property tables,

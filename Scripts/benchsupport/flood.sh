@@ -10,15 +10,16 @@
 # namespace (nsenter), as two other users: `daemon` floods (Scripts/harness/host-flood flood: 256
 # connections, Debian's max_connections_per_user, × 128 calls, its max_replies_per_connection, all
 # at once), `nobody` probes (host-flood probe: CheckHost 127.0.0.1 every 20 ms, timed). Figures:
-# the probe's worst latency from the flood's start until every flood call was answered, and
-# reachd's VmRSS before the flood and 30 s after the flooder left.
+# the probe's worst latency over five floods, one after another, each from its start until only
+# the calls reachd took on are left, and reachd's VmRSS before the floods and 30 s after the last
+# flooder left.
 # shellcheck shell=bash disable=SC2154
 
 bench_flood() {
     local directory policies Z reachd_pid probe_pid flood_pid tool resolver before after worst answered v failed=""
-    say "(p) one user's flood of never-answered names (256 connections × 128 CheckHost), another user's CheckHost 127.0.0.1 during it"
+    say "(p) one user's flood of never-answered names (256 connections × 128 CheckHost), another user's CheckHost 127.0.0.1 during it, five times"
     if [ "$(id -u)" != 0 ]; then
-        row "flood: another user's worst CheckHost 127.0.0.1 during one user's 32,768 never-answered names, ms" "-" "-" "-" "< 1000" \
+        row "flood: another user's worst CheckHost 127.0.0.1 during five floods of one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus)" "-" "-" "-" "< 1000" \
             "not run: needs root (the reachd user, setpriv, a network namespace)"
         return 0
     fi
@@ -46,35 +47,44 @@ bench_flood() {
     reachd_pid=$!
     BS_PIDS+=("$reachd_pid")
     bs_wait_name "$Z" io.reachd.Reachability1 || failed="failed: reachd --system did not own its name ($(tail -n 3 "$BS_WORK/reachd-flood.log" | tr '\n' ' '))"
-    # in_reachd USER COMMAND…: COMMAND as USER in reachd's network namespace.
-    in_reachd() { local user="$1"; shift; nsenter --net="/proc/$reachd_pid/ns/net" -- setpriv --reuid="$(id -u "$user")" \
+    # in_reachd USER COMMAND…: COMMAND as USER in reachd's network namespace, in place of the
+    # shell that runs it (so `$!` of `in_reachd … &` is the command's own pid, and killing it ends it).
+    in_reachd() { local user="$1"; shift; exec nsenter --net="/proc/$reachd_pid/ns/net" -- setpriv --reuid="$(id -u "$user")" \
         --regid="$(id -g "$user")" --clear-groups env -i PATH=/usr/bin:/bin "$@"; }
     if [ -z "$failed" ]; then
-        in_reachd nobody /usr/bin/python3 "$tool" probe "$Z" 127.0.0.1 20 >"$directory/probe.out" 2>&1 &
+        (in_reachd nobody /usr/bin/python3 "$tool" probe "$Z" 127.0.0.1 20 >"$directory/probe.out" 2>&1) &
         probe_pid=$!
         BS_PIDS+=("$probe_pid")
         sleep 2
         before=$(bs_kib "$reachd_pid" VmRSS)
         local ticks_before; ticks_before=$(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat")
-        local lines_before; lines_before=$(wc -l <"$directory/probe.out")
-        in_reachd daemon /usr/bin/python3 "$tool" flood "$Z" 256 128 'n%d.flood.test' >"$directory/flood.out" 2>&1 &
-        flood_pid=$!
-        BS_PIDS+=("$flood_pid")
-        for _ in $(seq 240); do grep -q '^done$' "$directory/flood.out" && break; sleep 0.5; done
-        local lines_after; lines_after=$(wc -l <"$directory/probe.out")
-        answered=$(sed -n 's/^answered \([0-9]*\) seconds \([0-9.]*\)$/\1 calls in \2 s/p' "$directory/flood.out")
-        worst=$(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
-        say "  flood: ${answered:-not all answered}; $(grep '^answer ' "$directory/flood.out" | tr '\n' ' ')"
-        say "  probe during the flood: $((lines_after - lines_before)) answers, worst ${worst} ms; reachd's CPU during it: $(( ($(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat") - ticks_before) * 1000 / $(getconf CLK_TCK) )) ms"
-        say "  probe latencies over 500 ms, in order (line: ms): $(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > 500 { printf "%d:%s ", NR, $1 }')"
-        kill "$flood_pid" 2>/dev/null || true
+        local round lines_before lines_after round_worst worsts=""
+        worst=0
+        # Five floods, one after another (issue 44): each until only the calls reachd took on are left
+        # (host-flood's `waiting` line), then the flooder leaves with them and the next one comes.
+        for round in 1 2 3 4 5; do
+            lines_before=$(wc -l <"$directory/probe.out")
+            (in_reachd daemon /usr/bin/python3 "$tool" flood "$Z" 256 128 "r${round}n%d.flood.test" >"$directory/flood$round.out" 2>&1) &
+            flood_pid=$!
+            BS_PIDS+=("$flood_pid")
+            for _ in $(seq 240); do grep -q '^waiting ' "$directory/flood$round.out" && break; sleep 0.5; done
+            lines_after=$(wc -l <"$directory/probe.out")
+            grep -q '^waiting ' "$directory/flood$round.out" || { failed="failed: flood $round was not answered within 120 s"; kill "$flood_pid" 2>/dev/null; break; }
+            round_worst=$(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
+            worsts+="${worsts:+, }$round_worst"
+            [ "$round_worst" -le "$worst" ] || worst=$round_worst
+            say "  flood $round: $(sed -n 's/^waiting \([0-9]*\) seconds \([0-9.]*\)$/all but \1 calls answered in \2 s/p' "$directory/flood$round.out"); $(grep '^so-far ' "$directory/flood$round.out" | tr '\n' ' ')"
+            say "    probe: $((lines_after - lines_before)) answers, worst ${round_worst} ms; over 500 ms (answer: ms): $(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > 500 { printf "%d:%s ", NR, $1 }')"
+            kill "$flood_pid" 2>/dev/null || true
+            wait "$flood_pid" 2>/dev/null || true
+        done
+        say "  the probe's worst in each flood: ${worsts} ms; reachd's CPU over the five: $(( ($(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat") - ticks_before) * 1000 / $(getconf CLK_TCK) )) ms"
         sleep 30
         after=$(bs_kib "$reachd_pid" VmRSS)
         kill "$probe_pid" 2>/dev/null || true
-        [ -n "$answered" ] || failed="failed: the flood's calls were not all answered within 120 s"
     fi
     v=${failed:-$(verdict "${worst:-0} < 1000")}
-    row "flood: another user's worst CheckHost 127.0.0.1 during one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus)" \
+    row "flood: another user's worst CheckHost 127.0.0.1 during five floods of one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus)" \
         "${worst:--}" "-" "-" "< 1000" "$v"
     v=${failed:-$(verdict "${after:-0} <= ${before:-0} + 8192")}
     row "flood: reachd's VmRSS 30 s after the flooder left, MiB (before the flood in the baseline column)" \

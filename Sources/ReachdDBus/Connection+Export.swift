@@ -43,32 +43,46 @@ extension Connection {
         ])
     }
 
-    /// Answers one incoming method call (on the loop thread, in arrival order). The admission
-    /// hook sees the header alone; only an admitted call (or one whose decision is pending) is
-    /// checked against what its method takes (`ObjectTable.refusalBeforeReading`) and against
-    /// `BodySize`, and only then are its arguments copied: a refused, misdirected, mistyped or
-    /// oversized call costs the same whatever its size. A refused caller learns nothing but
-    /// the hook's error, as before.
-    func receiveCall(raw: OpaquePointer) {
-        let header = MessageReader.read(raw, body: false)
-        guard let callAdmission, !header.isAlwaysAdmitted else {
-            return answer(read(header, raw), to: header)
+    /// Answers one incoming method call (on the loop thread, in its turn: `serveCallTurns`). The
+    /// admission hook sees the header alone; only an admitted call is checked against what its
+    /// method takes (`ObjectTable.refusalBeforeReading`) and against `BodySize`, and only then are
+    /// its arguments copied: a refused, misdirected, mistyped or oversized call costs the same
+    /// whatever its size. A refused caller learns nothing but the hook's error, as before.
+    ///
+    /// A call whose admission waits (its caller is being identified) holds its sender's later
+    /// calls back; once decided it goes back first in its sender's queue and is answered in its
+    /// turn, so its reply, too, waits for the bus to keep up (`serveCallTurns`).
+    func receiveCall(_ call: WaitingCall) {
+        let header = MessageReader.read(call.raw, body: false)
+        let admission: CallAdmission
+        if let decided = call.decided {
+            admission = decided.map(CallAdmission.refuse) ?? .admit
+        } else if let callAdmission, !header.isAlwaysAdmitted {
+            admission = callAdmission(self, header)
+        } else {
+            admission = .admit
         }
-        switch callAdmission(self, header) {
+        switch admission {
         case .admit:
-            answer(read(header, raw), to: header)
+            answer(read(header, call.raw), to: header)
         case .refuse(let error):
             reply(to: header, error: error)
         case .decideLater(let decision):
-            let call = read(header, raw)
+            let sender = header.sender?.rawValue ?? ""
+            callTurns.hold(sender)
+            dbus_message_ref(call.raw)
+            let bits = UInt(bitPattern: call.raw)
             Task {
-                if let error = await decision() {
-                    self.reply(to: header, error: error)
-                } else {
-                    self.answer(call, to: header)
-                }
+                let refusal = await decision()
+                self.decided(WaitingCall(raw: OpaquePointer(bitPattern: bits)!, decided: .some(refusal)), from: sender)
             }
         }
+    }
+
+    private func decided(_ call: WaitingCall, from sender: String) {
+        let account = callTurnAccount?(BusName(validated: sender))
+        for gone in callTurns.release(sender, first: call, account: account) { dbus_message_unref(gone.raw) }
+        serveCallTurns()
     }
 
     /// The call with its arguments, or why it will not be answered whatever they are.

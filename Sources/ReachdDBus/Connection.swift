@@ -35,6 +35,12 @@ public actor Connection {
     var pendingCalls: [Int: PendingCall] = [:]
     var nextCallID = 0
     var disconnectWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Calls read and not yet answered, each holding a libdbus reference (see `serveCallTurns`).
+    var callTurns = SenderTurns<WaitingCall>()
+    /// The most calls that waited since the turns were last empty (`serveCallTurns`).
+    var callTurnsPeak = 0
+    /// Whom a sender's calls take turns as (`takeCallTurns(by:)`); nil: each sender for itself.
+    var callTurnAccount: (@Sendable (BusName) -> String?)?
     var nextWaiterID = 0
     private var closed = false
 
@@ -104,6 +110,9 @@ public actor Connection {
         // the bus goes away; we report it and let the owner decide.
         dbus_connection_set_exit_on_disconnect(raw, 0)
         try mainLoop.attach()
+        limitSocketSendBuffer()
+        mainLoop.afterDispatch = { [weak self] in self?.assumeIsolated { $0.serveCallTurns() } }
+        mainLoop.readsAhead = { [weak self] in self?.assumeIsolated { $0.callTurns.count < Self.callsReadAhead } ?? false }
         dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
         let reply = try await callBus("Hello")
         guard let name = reply.first?.stringValue.flatMap(BusName.init(rawValue:)) else {
@@ -135,6 +144,7 @@ public actor Connection {
             dbus_connection_close(raw)
             mainLoop.detach()
         }
+        for call in callTurns.removeAll() { dbus_message_unref(call.raw) }
         dbus_connection_unref(raw)
         if ownsLoop { loop.shutdown() }
     }
@@ -169,6 +179,8 @@ public actor Connection {
         subscriptions = [:]
         for call in pendingCalls.values { call.cancel(with: .disconnected("the connection to the bus was closed")) }
         pendingCalls = [:]
+        // Nobody is left to answer.
+        for call in callTurns.removeAll() { dbus_message_unref(call.raw) }
         let waiters = disconnectWaiters.values
         disconnectWaiters = [:]
         for waiter in waiters { waiter.resume() }
@@ -182,7 +194,10 @@ public actor Connection {
         case DBUS_MESSAGE_TYPE_SIGNAL:
             receiveSignal(rawMessage)
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
-            receiveCall(raw: rawMessage)
+            // Answered in turns between senders, after this turn of the loop has read what it can.
+            dbus_message_ref(rawMessage)
+            let sender = dbus_message_get_sender(rawMessage).map { String(cString: $0) } ?? ""
+            callTurns.append(WaitingCall(raw: rawMessage), from: sender, account: callTurnAccount?(BusName(validated: sender)))
         default:
             // Replies are consumed by libdbus for their pending calls.
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
@@ -198,9 +213,11 @@ public actor Connection {
         // Decode only signals somebody subscribed to, judged on the header first (sender and its
         // owner, path, interface, member): a signal nobody takes costs the same whatever its
         // size, and one too large to be anybody's is dropped unread.
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.isEmpty || !callTurns.isIdle else { return }
         var message = MessageReader.read(rawMessage, body: false)
         let isOwnerChange = message.sender == .bus && message.interface == .bus && message.member?.rawValue == "NameOwnerChanged"
+        if isOwnerChange, !callTurns.isIdle { dropCalls(ofLeaving: rawMessage) }
+        guard !subscriptions.isEmpty else { return }
         guard isOwnerChange || subscriptions.values.contains(where: { $0.mightTake(message, owners: owners) }) else { return }
         guard BodySize.fits(rawMessage) else { return }
         message.body = MessageReader.readBody(rawMessage)

@@ -1,4 +1,5 @@
 import CReachdDBus
+import Glibc
 import ReachdEventLoops
 
 /// Connects one libdbus connection to an `EventLoop`: its watches become
@@ -18,6 +19,10 @@ final class LibdbusMainLoop {
     /// Why the loop last refused a watch, for the error `attach()` throws.
     private var watchFailure: SystemCallError?
     private var closingUnwatchable = false
+    /// Run after each turn's dispatch (the connection answers its waiting calls in turns).
+    var afterDispatch: (() -> Void)?
+    /// Whether a turn may read on while the socket has data (see `readAhead`).
+    var readsAhead: (() -> Bool)?
 
     init(loop: EventLoop, connection: OpaquePointer) {
         self.loop = loop
@@ -72,6 +77,8 @@ final class LibdbusMainLoop {
         knownTimeouts = []
         if let turnHook { loop.removeTurnHook(turnHook) }
         turnHook = nil
+        afterDispatch = nil
+        readsAhead = nil
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> LibdbusMainLoop {
@@ -81,6 +88,7 @@ final class LibdbusMainLoop {
     /// Hands every message that libdbus has read to the filters, in arrival order.
     func dispatchIncoming() {
         while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+        afterDispatch?()
     }
 
     // MARK: Watches
@@ -164,8 +172,27 @@ final class LibdbusMainLoop {
             let wanted = dbus_watch_get_flags(watch) | DBUS_WATCH_ERROR.rawValue | DBUS_WATCH_HANGUP.rawValue
             let relevant = flags & wanted
             if relevant != 0 { dbus_watch_handle(watch, relevant) }
+            if relevant & DBUS_WATCH_READABLE.rawValue != 0 { readAhead(watch, on: descriptor) }
         }
     }
+
+    /// libdbus reads at most a few KiB per `dbus_watch_handle`. A turn reads on, up to
+    /// `readAheadPerTurn`, while the socket has data and the connection takes more (`readsAhead`):
+    /// a call behind a flood in the socket reaches its turn without waiting for the flood to be
+    /// answered first. One peek per read says whether data is left.
+    private func readAhead(_ watch: OpaquePointer, on descriptor: Int32) {
+        var reads = 0
+        var byte: UInt8 = 0
+        while reads < Self.readAheadPerTurn, readsAhead?() == true,
+              watchesByDescriptor[descriptor]?.contains(watch) == true, dbus_watch_get_enabled(watch) != 0,
+              recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 {
+            dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)
+            reads += 1
+        }
+    }
+
+    /// About 1 MiB: libdbus reads up to 4 KiB per handle.
+    private static let readAheadPerTurn = 256
 
     // MARK: Timeouts
 

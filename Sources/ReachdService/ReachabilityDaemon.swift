@@ -97,6 +97,9 @@ package struct ReachabilityDaemon: Sendable {
                                                callers: callers, networkNamespace: namespace)],
             at: ReachdContract.objectPath)
         await session.admitCalls { connection, call in callers.admission(for: call, on: connection) }
+        // Turns by the account the caller's monitors and lookups count against (its user on the
+        // system bus), so one user's many connections take one turn between other users'.
+        await session.takeCallTurns { sender in callers.account(of: sender) }
         // A client that leaves the bus takes its monitors with it.
         let departures = try await session.signals(matching: MatchRule(
             sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))

@@ -58,13 +58,16 @@ public final class ReachdProcess: Sendable {
     /// `resolverConfiguration`: a file bound over `/etc/resolv.conf` for reachd alone (a mount
     /// namespace of its own, in the tests' network namespace), e.g. a name server that never
     /// answers; readable by `user`.
+    ///
+    /// `executable`: another build of reachd (`InstalledBuild.reachd`, the release one).
     public init(
         session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
         network: Network = .testNamespace, arguments: [String] = [],
-        systemInstance: Bool = false, user: String? = nil, resolverConfiguration: String? = nil
+        systemInstance: Bool = false, user: String? = nil, resolverConfiguration: String? = nil,
+        executable reachdExecutable: String = ReachdProcess.executable
     ) throws {
-        guard access(Self.executable, X_OK) == 0 else {
-            throw TestFailure("reachd is not built at \(Self.executable)")
+        guard access(reachdExecutable, X_OK) == 0 else {
+            throw TestFailure("reachd is not built at \(reachdExecutable)")
         }
         self.session = session
         self.network = network
@@ -92,7 +95,7 @@ public final class ReachdProcess: Sendable {
         // As another user: setpriv drops to it right before reachd runs (after any namespace set-up),
         // from a copy that user can read wherever the checkout is.
         let dropPrivileges = try user.map { ["/usr/bin/setpriv"] + (try SystemInstance.dropPrivileges(to: $0)) } ?? []
-        let executable = user == nil ? Self.executable : try OtherUsersCopies.path(for: Self.executable)
+        let executable = user == nil ? reachdExecutable : try OtherUsersCopies.path(for: reachdExecutable)
         // Each wrapper ends in exec, so the process started is reachd itself
         // (same pid) once it runs.
         let launcher: String, launcherArguments: [String]

@@ -6,25 +6,37 @@ import Testing
 /// One user's flood costs other users nothing (issue 40): `reachd --system` as user `reachd` on
 /// Debian's deny-by-default bus, its name server one that never answers, one user flooding it with
 /// never-answered names at the bus's own per-user limits, another user asking about a literal.
-@Suite("reachd --system under one user's flood", .serialized, .timeLimit(.minutes(3)))
+@Suite("reachd --system under one user's floods", .serialized, .timeLimit(.minutes(25)))
 struct SystemInstanceFloodTests {
     static let tool = SystemInstance.repository.appendingPathComponent("Scripts/harness/host-flood").path
 
     /// Before: 256 × 128 calls stalled the other user's `CheckHost 127.0.0.1` for up to 14 s and
-    /// left reachd at ~220 MB for good. The flood comes from as many connections as Debian's bus
-    /// lets one user have (256, `max_connections_per_user`), each with `callsEach` calls waiting
-    /// (the bus allows 128, `max_replies_per_connection`): fewer than the most, because reachd
-    /// answers calls in the order they arrive, and a debug build on a busy test machine takes too
-    /// long over 32,768 of them whatever it answers (256 × 16 took the victim 1.2 s beside the whole
-    /// suite; 256 × 8, 2,048 names, is still 8 times the cap). Scripts/bench's `flood` row measures
-    /// the whole 256 × 128 on a release build.
-    @Test("a flood of never-answered names at the bus's per-user limits: another user's literal is answered within 1 s throughout, the flood beyond the cap is refused, and reachd's memory comes back")
-    func anotherUsersLiteralIsAnsweredThroughAFlood() async throws {
-        try await withDebianSystemBus { bus, _ in
+    /// left reachd at ~220 MB for good (issue 40); then, answered in arrival order, 3 s in one run
+    /// of four (issue 44). The flood comes from as many connections as Debian's bus lets one user
+    /// have (256, `max_connections_per_user`), each with `callsEach` calls waiting, five times
+    /// over, against reachd as `Scripts/install` builds it (the figure is the product's).
+    ///
+    /// 16 of the 128 calls the bus lets each connection have waiting (4,096 names a flood, 16
+    /// times the user's cap): the bus daemon looks each call and each reply up among every call
+    /// waiting on the bus (`bus_connections_expect_reply` and `_check_reply` walk one list: 83 %
+    /// of its CPU under the full flood), so its own cost grows with the square of the flood. At
+    /// 256 × 64 and more the other user's worst passes 1 s in some floods (0.8-2.3 s, once each,
+    /// early in the flood; issue 44's closing note); Scripts/bench's `flood` row runs the whole
+    /// 256 × 128 five times and reports it.
+    @Test("five floods of never-answered names from one user's 256 connections: another user's literal is answered within 1 s throughout each, the flood beyond the cap is refused, and reachd's memory comes back")
+    func anotherUsersLiteralIsAnsweredThroughFloods() async throws {
+        // Debian's system bus with reachd's policy, and nothing else on it.
+        try await SystemInstance.ensureUsers()
+        let policies = try SystemInstance.stagedPolicyDirectory()
+        defer { try? FileManager.default.removeItem(at: policies) }
+        let bus = try PrivateBus(debianSystemBusWith: [policies.path])
+        defer { bus.stop() }
+        do {
             let resolver = try Self.neverAnsweringResolver()
             defer { try? FileManager.default.removeItem(atPath: (resolver as NSString).deletingLastPathComponent) }
             let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true,
-                                           user: SystemInstance.serviceUser, resolverConfiguration: resolver)
+                                           user: SystemInstance.serviceUser, resolverConfiguration: resolver,
+                                           executable: try await InstalledBuild.reachd)
             defer { reachd.stop() }
             try await reachd.waitUntilServing()
 
@@ -34,45 +46,54 @@ struct SystemInstanceFloodTests {
                 Self.latencies(probe.standardOutput).count >= 10
             }
             let memoryBefore = try Self.residentKiB(of: reachd.pid)
-            let answeredBefore = Self.latencies(probe.standardOutput).count
-
-            let flood = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, Self.tool,
-                                                  ["flood", bus.address, "256", String(Self.callsEach), "n%d.flood.test"])
-            defer { flood.stop() }
-            try await eventually(timeout: .seconds(90), "every call of the flood is answered:\n\(flood.standardOutput)\(flood.standardError)") {
-                if flood.poll() != nil { throw TestFailure("host-flood exited: \(flood.standardOutput)\(flood.standardError)") }
-                return flood.standardOutput.contains("done\n")
+            var worstOfEach: [Double] = []
+            for round in 1...Self.rounds {
+                let answeredBefore = Self.latencies(probe.standardOutput).count
+                let cpuBefore = Self.cpuTicks(of: reachd.pid)
+                let flood = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, Self.tool,
+                                                      ["flood", bus.address, "256", String(Self.callsEach), "r\(round)n%d.flood.test"])
+                defer { flood.stop() }
+                try await eventually(timeout: .seconds(120), "round \(round): the flood's calls beyond the cap are answered:\n\(flood.standardOutput)\(flood.standardError)") {
+                    if flood.poll() != nil { throw TestFailure("host-flood exited: \(flood.standardOutput)\(flood.standardError)") }
+                    return flood.standardOutput.contains("\nwaiting ")
+                }
+                let answers = Self.answers(flood.standardOutput, prefix: "so-far")
+                #expect(flood.standardOutput.hasPrefix("connections 256\n"), "\(flood.standardOutput)\(flood.standardError)")
+                // Beyond the user's 256 waiting lookups the calls are refused at once.
+                #expect(answers["io.reachd.Reachability1.Error.LimitExceeded", default: 0] >= 256 * Self.callsEach - 512 - 300,
+                        "round \(round): the user's calls beyond its waiting lookups are refused: \(answers)")
+                #expect(Set(answers.keys).isSubset(of: ["ok", "io.reachd.Reachability1.Error.LimitExceeded"]), "\(answers)")
+                let during = Array(Self.latencies(probe.standardOutput).dropFirst(answeredBefore))
+                #expect(during.count >= 5, "round \(round): the other user's probe kept being answered: \(during.count) answers")
+                #expect(during.allSatisfy { $0.outcome == "1" || $0.outcome == "2" }, "answers: \(Set(during.map(\.outcome)))")
+                worstOfEach.append(during.map(\.milliseconds).max() ?? 0)
+                let slow = during.enumerated().filter { $0.element.milliseconds > 300 }.map { "\($0.offset):\(Int($0.element.milliseconds))" }
+                print("flood round \(round): \(flood.standardOutput.split(separator: "\n").first { $0.hasPrefix("waiting") } ?? ""); "
+                      + "the probe answered \(during.count) times, worst \(Int(worstOfEach.last ?? 0)) ms; over 300 ms (answer:ms): \(slow.joined(separator: " ")); "
+                      + "reachd's CPU \((Self.cpuTicks(of: reachd.pid) - cpuBefore) * 10) ms")
+                // The flooder leaves, with its lookups; the next round is a new flood, once the bus
+                // has let its 256 connections go (each departure walks the bus's list of waiting
+                // calls: a burst that holds every caller of the bus up, reachd's or not).
+                flood.stop()
+                try await Task.sleep(for: .seconds(3))
             }
-            let answers = Self.answers(flood.standardOutput)
-            #expect(flood.standardOutput.contains("connections 256\n"), "\(flood.standardOutput)\(flood.standardError)")
-            let refused = answers["io.reachd.Reachability1.Error.LimitExceeded", default: 0]
-            // 256 waiting and 2 on a resolver thread get an answer; the rest are refused at once.
-            #expect(refused >= 256 * Self.callsEach - 300, "the user's calls beyond its 256 waiting lookups are refused: \(answers)")
-            #expect(Set(answers.keys).isSubset(of: ["ok", "io.reachd.Reachability1.Error.LimitExceeded"]), "\(answers)")
+            // The bound the issue sets, in every round; in arrival order one run in four took 3 s.
+            #expect(worstOfEach.allSatisfy { $0 < 1000 }, "the other user's CheckHost 127.0.0.1 took up to \(worstOfEach) ms in the five floods")
 
-            let during = Array(Self.latencies(probe.standardOutput).dropFirst(answeredBefore))
-            #expect(during.count >= 10, "the other user's probe kept being answered during the flood: \(during.count) answers")
-            let worst = during.map(\.milliseconds).max() ?? 0
-            // The bound the issue sets; the old queue held the answer 14 s.
-            #expect(worst < 1000, "the other user's CheckHost 127.0.0.1 took up to \(worst) ms during the flood")
-            #expect(during.allSatisfy { $0.outcome == "1" || $0.outcome == "2" }, "answers: \(Set(during.map(\.outcome)))")
-
-            // The flooder leaves; within 30 s reachd is back near where it started.
-            flood.stop()
             var memoryAfter = 0
-            try await eventually(timeout: .seconds(30), "reachd's memory comes back: \(memoryBefore) KiB before the flood, \(memoryAfter) KiB now") {
+            try await eventually(timeout: .seconds(30), "reachd's memory comes back: \(memoryBefore) KiB before the floods, \(memoryAfter) KiB now") {
                 memoryAfter = try Self.residentKiB(of: reachd.pid)
                 return memoryAfter <= memoryBefore + Self.memoryMargin
             }
-            print(flood.standardOutput.split(separator: "\n").filter { $0.hasPrefix("answered") }.joined())
-            print("flood: worst \(worst) ms for the other user's literal; VmRSS \(memoryBefore) KiB before, \(memoryAfter) KiB after")
+            print("flood: worst \(worstOfEach.map { "\(Int($0))" }.joined(separator: ", ")) ms for the other user's literal in \(Self.rounds) rounds; VmRSS \(memoryBefore) KiB before, \(memoryAfter) KiB after")
             if let status = reachd.process.poll() {
                 throw TestFailure("reachd exited with status \(status) during the test; stderr:\n\(reachd.standardError)")
             }
         }
     }
 
-    static let callsEach = 8
+    static let rounds = 5
+    static let callsEach = 16
 
     /// "Near": what the callers' 256 connections leave behind in libdbus's and glibc's own
     /// caches. The old daemon stayed 200 MB up.
@@ -97,13 +118,21 @@ struct SystemInstanceFloodTests {
         }
     }
 
-    static func answers(_ output: String) -> [String: Int] {
+    static func answers(_ output: String, prefix: String = "answer") -> [String: Int] {
         var answers: [String: Int] = [:]
-        for line in output.split(separator: "\n") where line.hasPrefix("answer ") {
+        for line in output.split(separator: "\n") where line.hasPrefix(prefix + " ") {
             let fields = line.split(separator: " ")
             if fields.count == 3, let count = Int(fields[2]) { answers[String(fields[1])] = count }
         }
         return answers
+    }
+
+    /// utime + stime of `pid`, in ticks of 10 ms.
+    static func cpuTicks(of pid: pid_t) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
     }
 
     static func residentKiB(of pid: pid_t) throws -> Int {
