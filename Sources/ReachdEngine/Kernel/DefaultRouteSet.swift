@@ -1,9 +1,9 @@
 import Synchronization
 
 /// Every default route the kernel has, in any table, kept without dumping
-/// the table again: made from one strict dump when first needed (a path
-/// through a tunnel asks whether it has an underlay), then kept current from
-/// route notifications. After lost notifications (ENOBUFS) it is dumped
+/// the table again: made from one strict dump when first needed (the first
+/// reading of the path: each link with a default route of its own has a path
+/// to the Internet), then kept current from route notifications. After lost notifications (ENOBUFS) it is dumped
 /// again, at most once every 5 s.
 ///
 /// A route is keyed by family, table, metric and outgoing link, so
@@ -66,12 +66,6 @@ final class DefaultRouteSet: Sendable {
             }
         }
         return state.withLock { Set($0.entries.map(\.outputInterface)) }
-    }
-
-    /// The outgoing links of every default route if the set has been made, nil
-    /// otherwise: for answers that may use it but must not pay for a dump.
-    func outputInterfacesIfKnown() -> Set<UInt32>? {
-        state.withLock { $0.loaded && !$0.stale ? Set($0.entries.map(\.outputInterface)) : nil }
     }
 
     private static func key(_ route: RouteMessage) -> Key? {

@@ -37,7 +37,10 @@ struct PathFactsReader: Sendable {
         let ipv6 = try paths.path(.v6, links: links)
         let deciding = ipv4.isUsable ? ipv4 : ipv6
         let pathInterfaces = Set([ipv4, ipv6].filter(\.isUsable).compactMap { $0.route?.outgoingInterface })
-        let withDefault = defaultRoutes.outputInterfacesIfKnown()
+        // Every link with a default route of its own has a path to the Internet, not only the
+        // deciding one (issue 43: a second uplink was listed without it, so a filter that excluded
+        // the first left nothing). The set is dumped once, then kept from route notifications.
+        let withDefault = try defaultRoutes.outputInterfaces()
 
         var available: [PathFacts.AvailableInterface] = []
         var hasLink = false
@@ -47,13 +50,16 @@ struct PathFactsReader: Sendable {
             let index = if_nametoindex(name)
             guard index != 0, let link = links.link(index: index) else { continue }
             let carriesPath = pathInterfaces.contains(name)
-            let linkClass = link.linkClass(carriesPath: carriesPath)
+            // A link with a default route of its own could carry the path (a veth is one only
+            // then: a container's second network is an uplink, a host's docker veths are not).
+            let ownDefault = withDefault.contains(index)
+            let linkClass = link.linkClass(carriesPath: carriesPath || ownDefault)
             if linkClass.countsForLinkLevel && link.isUpAndRunning { hasLink = true }
             if linkClass.isEligibleForPath && link.isUpAndRunning { hasEligibleLink = true }
             // Available as NWPath means it: a link that could carry a path and is up with carrier.
             guard linkClass.isListedAsAvailable, link.isUpAndRunning else { continue }
             let hasInternetPath = carriesPath
-                || (withDefault?.contains(index) ?? false) && link.isUpAndRunning && !link.needsUnderlay
+                || ownDefault && link.isUpAndRunning && !link.needsUnderlay
             if hasInternetPath, !link.needsUnderlay, underlay == nil { underlay = link.classification.interfaceType }
             available.append(PathFacts.AvailableInterface(
                 name: name, type: link.classification.interfaceType, hasInternetPath: hasInternetPath))
