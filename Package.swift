@@ -135,9 +135,15 @@ let package = Package(
         // the tests run where an app would run.
         .executableTarget(name: "reachd-fixture-apple-systemconfiguration", dependencies: ["SystemConfiguration", "ReachdKit", "ReachdEventLoops"],
                           path: "Tests/Fixtures/AppleSystemConfiguration"),
+        // Callbacks as real code passes them (a global function, a local one, a closure literal) in
+        // Swift 5 mode with warnings as errors, as an SDK may build: a warning fails the build.
+        .executableTarget(name: "reachd-fixture-callback-swift-five", dependencies: ["SystemConfiguration"],
+                          path: "Tests/Fixtures/CallbackSwiftFive",
+                          swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(name: "ReachdKitTests",
                     dependencies: ["ReachdKit", "ReachdKitNotifications", "SystemConfiguration", "reachd", "reachctl",
-                                   "reachd-kit-updates", "reachd-fixture-apple-systemconfiguration", "ReachdTestSupport"]),
+                                   "reachd-kit-updates", "reachd-fixture-apple-systemconfiguration",
+                                   "reachd-fixture-callback-swift-five", "ReachdTestSupport"]),
         // Code written for Apple's platforms against the Network product (Tests/Fixtures/AppleNetwork/
         // AppleCode), compiled as it is (Swift 5 language mode, as most such code is), with a driver
         // that prints what each client sees; the Apple-style tests run it where an app would run.

@@ -24,6 +24,9 @@ struct ManagerState {
     var delivery = StatusDelivery.queue(.main, handler: nil)
     /// Runs after each handler call (ReachdKitNotifications posts the notification from here).
     var statusObserver: (@Sendable (NetworkReachabilityManager, ReachabilityUpdate) -> Void)?
+    /// A move to another interface with the same status and flags is a change too (the
+    /// SystemConfiguration product's targets: configd calls back for it).
+    var interfaceMovesAreChanges = false
     /// `startMonitoring()` is in effect.
     var isMonitoring = false
     var handlerEpoch = 0

@@ -146,6 +146,15 @@ public final class NetworkReachabilityManager: Sendable {
         state.withLock { $0.statusObserver = observer }
     }
 
+    /// As `setStatusChangeObserver`, also called when the path moves to another interface with the
+    /// same status and flags (for the SystemConfiguration product: configd calls back then).
+    package func setChangeObserver(includingInterfaceMoves observer: (@Sendable (NetworkReachabilityManager, ReachabilityUpdate) -> Void)?) {
+        state.withLock { state in
+            state.statusObserver = observer
+            state.interfaceMovesAreChanges = observer != nil
+        }
+    }
+
     /// Sets the block run on each status change (`setReachabilityStatusChangeBlock:`), on the main
     /// queue, as AFNetworking does. The main queue runs in programs with an async `main` or
     /// `dispatchMain()`; elsewhere choose a queue or an actor. `nil` removes the handler.
@@ -275,7 +284,8 @@ public final class NetworkReachabilityManager: Sendable {
             state.hasReport = true
             for continuation in state.streams.values { continuation.yield(update) }
             guard state.isMonitoring else { return }
-            if let last = state.lastHandled, last.status == update.status, last.flags == update.flags { return }
+            if let last = state.lastHandled, last.status == update.status, last.flags == update.flags,
+               !state.interfaceMovesAreChanges || last.interface == update.interface { return }
             deliverStatus(update, &state)
         }
     }

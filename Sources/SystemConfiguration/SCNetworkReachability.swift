@@ -13,7 +13,7 @@ internal import ReachdKit
 /// While it is scheduled (`SCNetworkReachabilitySetDispatchQueue` or `…ScheduleWithRunLoop`), its
 /// manager monitors, and the target lives whether or not the app holds it, as configd's does; the
 /// last unscheduling lets it go. The callback runs on that queue or run loop: once after the first answer, then
-/// once per change of flags; a callback set on a target that already has an answer gets that
+/// once per change of flags or of the interface they are over (configd's rule); a callback set on a target that already has an answer gets that
 /// answer first. No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
 /// `SCNetworkReachabilitySetDispatchQueue(target, nil)` or the last unscheduling returns: a call
 /// made from another thread while a callback runs waits for it to return.
@@ -35,8 +35,11 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
     private var scheduleEpoch = 0
     /// The last flags heard while scheduled.
     private var latestFlags: SCNetworkReachabilityFlags?
-    /// The flags last handed to the callback under this schedule.
+    /// The flags, and the interface they were over, last handed to the callback under this schedule.
     private var deliveredFlags: SCNetworkReachabilityFlags?
+    private var deliveredInterface: String?
+    /// The interface of the last answer heard while scheduled.
+    private var latestInterface = ""
     /// The target itself, while it is scheduled: configd retains a scheduled target until it is
     /// unscheduled (`CFRetain` in `__SCNetworkReachabilitySetDispatchQueue`), and apps rely on it
     /// (Kickstarter's keeps no reference after `SCNetworkReachabilitySetDispatchQueue`). The cycle is
@@ -47,16 +50,16 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         manager = NetworkReachabilityManager(target)
         self.what = what
         manager.setReachabilityStatusChangeHandler(queue: answers, nil)
-        manager.setStatusChangeObserver { [weak self] _, update in
+        manager.setChangeObserver(includingInterfaceMoves: { [weak self] _, update in
             // Unknown is no answer (a name still resolving, no provider yet): Apple calls back
             // only once it knows.
             guard update.status != .unknown else { return }
-            self?.heard(SCNetworkReachabilityFlags(rawValue: update.flags.rawValue))
-        }
+            self?.heard(SCNetworkReachabilityFlags(rawValue: update.flags.rawValue), over: update.interface)
+        })
     }
 
     deinit {
-        manager.setStatusChangeObserver(nil)
+        manager.setChangeObserver(includingInterfaceMoves: nil)
         manager.stopMonitoring()
         schedule.cancel()
         registration?.releaseInfo()
@@ -144,6 +147,7 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         deliveredFlags = nil
         if case .none = new {
             latestFlags = nil
+            latestInterface = ""
             manager.stopMonitoring()
             // The caller holds `self` for the rest of this call: the last release comes after it.
             keptWhileScheduled = nil
@@ -153,18 +157,22 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         }
     }
 
-    /// An answer from the manager (on `answers`).
-    private func heard(_ flags: SCNetworkReachabilityFlags) {
+    /// An answer from the manager (on `answers`). A change of flags calls back, and so does a move
+    /// to another interface with the same flags, as configd's does (it compares the interface
+    /// index too): an app that keeps a connection per interface hears that the path moved.
+    private func heard(_ flags: SCNetworkReachabilityFlags, over interface: String) {
         lock.withLock {
             guard schedule.isScheduled else { return }
             latestFlags = flags
-            guard registration != nil, flags != deliveredFlags else { return }
+            latestInterface = interface
+            guard registration != nil, flags != deliveredFlags || interface != deliveredInterface else { return }
             handOver(flags)
         }
     }
 
     private func handOver(_ flags: SCNetworkReachabilityFlags) {
         deliveredFlags = flags
+        deliveredInterface = latestInterface
         let epochs = (callback: callbackEpoch, schedule: scheduleEpoch)
         schedule.perform { [weak self] in self?.deliver(flags, epochs) }
     }

@@ -1,11 +1,15 @@
 /// The function a target calls with its flags: on the dispatch queue or run loop it is scheduled on,
-/// once after the first answer and then once per change of flags.
+/// once after the first answer and then once per change of flags or of the interface they are over.
 ///
 /// Apple declares it `@convention(c)`; a C function type cannot carry Swift's
-/// `SCNetworkReachability` and `SCNetworkReachabilityFlags` on Linux, so it is a `@Sendable` Swift
-/// function type here (a C function pointer captures nothing and is Sendable, so code that keeps one
-/// in a `static let` compiles in Swift 6 mode as on Apple's systems). The call sites compile the
-/// same: a closure literal (capturing nothing, as Apple's requires) or a function.
+/// `SCNetworkReachability` on Linux (a Swift class is not representable in C), so it is a plain
+/// Swift function type here. What compiles on Apple's systems compiles here, in Swift 5 and Swift 6
+/// modes and without a warning: a closure literal (capturing nothing, as Apple's requires), a
+/// global function (RxSwift's `callback`), a local one (Mixpanel's `reachabilityCallback`). It is
+/// not `@Sendable`: passing a global function to a `@Sendable` parameter warns in Swift 5 mode
+/// ("converting non-Sendable function value"), which stops an SDK built with warnings as errors.
+/// The one difference: Apple's, a C function pointer, may be kept in a `static let` under Swift 6's
+/// checking; this one may not (keep it in a local or an instance property, as real code does).
 ///
 /// ```swift
 /// let callback: SCNetworkReachabilityCallBack = { _, flags, info in
@@ -13,7 +17,7 @@
 ///     Unmanaged<Observer>.fromOpaque(info).takeUnretainedValue().flagsChanged(flags)
 /// }
 /// ```
-public typealias SCNetworkReachabilityCallBack = @Sendable (SCNetworkReachability, SCNetworkReachabilityFlags, UnsafeMutableRawPointer?) -> Void
+public typealias SCNetworkReachabilityCallBack = (SCNetworkReachability, SCNetworkReachabilityFlags, UnsafeMutableRawPointer?) -> Void
 
 /// What `SCNetworkReachabilitySetCallback` hands the callback (`info`), and how the target keeps it:
 /// `retain` is called once when the context is set, `release` once when it is replaced, cleared, or

@@ -108,6 +108,51 @@ struct ContainerTests {
         }
     }
 
+    @Test("a second uplink with a default route of its own is listed with a path to the Internet, after the deciding one")
+    func everyUplinkWithItsOwnDefaultRouteIsListed() async throws {
+        try await withContainer { container in
+            try await Self.addSecondUplink(to: container)
+            let path = try await container.run(Executables.reachctl, ["path", "--json"])
+            // Before: eth8 was listed without a path to the Internet (the deciding route's link only).
+            #expect(path.standardOutput.contains(#""availableInterfaces":[{"hasInternetPath":true,"name":"eth7","type":"ethernet"},{"hasInternetPath":true,"name":"eth8","type":"ethernet"}]"#),
+                    "\(path.transcript)")
+            // The deciding one's route goes: eth8 decides; eth7, a veth with no route of its own, is
+            // no uplink any more (as a host's docker veths are none).
+            try await container.deleteDefaultRoute()
+            let after = try await container.run(Executables.reachctl, ["path", "--json"])
+            #expect(after.standardOutput.contains(#""availableInterfaces":[{"hasInternetPath":true,"name":"eth8","type":"ethernet"}]"#),
+                    "\(after.transcript)")
+        }
+    }
+
+    @Test("a scheduled SCNetworkReachability target calls back when the path moves to another interface with the same flags, as configd's does")
+    func callbackWhenTheInterfaceChanges() async throws {
+        try await withContainer { container in
+            try await Self.addSecondUplink(to: container)
+            // UnheldTarget.swift: a 0.0.0.0 target on the main queue, a line per callback.
+            let app = try container.process(Executables.appleSystemConfiguration, ["unheld"])
+            defer { app.stop(); app.removeOutput() }
+            let callbacks = { app.standardOutput.split(separator: "\n").filter { $0.hasPrefix("unheld flags=") }.map { $0.split(separator: " ")[1] } }
+            try await eventually(timeout: .seconds(20), "the first callback: \(app.standardOutput)\(app.standardError)") { callbacks().count == 1 }
+            // eth7's default route goes: the path is eth8's, Reachable as before.
+            try await container.deleteDefaultRoute()
+            try await eventually(timeout: .seconds(20), "a callback for the move to eth8: \(app.standardOutput)\(app.standardError)") { callbacks().count == 2 }
+            #expect(callbacks() == ["flags=0x2", "flags=0x2"], "the same flags, over another interface: \(app.standardOutput)")
+        }
+    }
+
+    /// eth8 beside eth7: its own gateway, its own default route with a higher metric.
+    static func addSecondUplink(to container: Container) async throws {
+        for step in [["-n", container.name, "link", "add", "eth8", "type", "veth", "peer", "name", "p8", "netns", container.peer],
+                     ["-n", container.peer, "address", "add", "10.76.9.1/24", "dev", "p8"],
+                     ["-n", container.peer, "link", "set", "p8", "up"],
+                     ["-n", container.name, "address", "add", "10.76.9.2/24", "dev", "eth8"],
+                     ["-n", container.name, "link", "set", "eth8", "up"],
+                     ["-n", container.name, "route", "add", "default", "via", "10.76.9.1", "metric", "200"]] {
+            try await runToolChecked("/usr/sbin/ip", step)
+        }
+    }
+
     @Test("reachctl watch into a pipe: each line is there as it happens, before a SIGTERM (docker stop), not when a buffer fills")
     func watchIntoAPipeLosesNothing() async throws {
         try await withContainer { container in

@@ -136,6 +136,13 @@ struct SystemConfigurationTests {
                 "\(app.standardOutput)\(app.standardError)")
     }
 
+    @Test("a global function, a local function and a closure literal are each a callback in Swift 5 mode with warnings as errors, as on Apple's systems")
+    func callbacksCompileInSwiftFiveMode() async throws {
+        // The fixture's build is the test (a warning fails it); running it shows each was accepted.
+        let result = try await runTool(Executables.callbackSwiftFive, [])
+        #expect(result.status == 0 && result.standardOutput == "callbacks set=3\n", "\(result.transcript)")
+    }
+
     @Test("a loopback name is reachable and a local address, a name that does not resolve is not reachable, through GetFlags and the callback")
     func loopbackAndUnresolvableNames() async throws {
         let namespace = try await HostCauseNamespace()

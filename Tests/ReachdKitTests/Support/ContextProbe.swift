@@ -29,7 +29,9 @@ final class ContextProbe: @unchecked Sendable {
             copyDescription: { _ in Unmanaged.passRetained("ContextProbe" as CFString) })
     }
 
-    static let callback: SCNetworkReachabilityCallBack = { _, flags, info in
+    /// A function, as RxSwift's and Mixpanel's are (a `static let` of the type is not allowed in
+    /// Swift 6 mode: the type is not `@Sendable`, see `SCNetworkReachabilityCallBack`).
+    static func callback(_ target: SCNetworkReachability, _ flags: SCNetworkReachabilityFlags, _ info: UnsafeMutableRawPointer?) {
         dispatchPrecondition(condition: .onQueue(.main))
         guard let info else { return }
         Unmanaged<ContextProbe>.fromOpaque(info).takeUnretainedValue().heard(flags)

@@ -9,6 +9,9 @@ enum Executables {
     static let reachabilityUpdates = directory.appendingPathComponent("reachd-kit-updates").path
     /// Apple-style SystemConfiguration code and its driver (Tests/Fixtures/AppleSystemConfiguration).
     static let appleSystemConfiguration = directory.appendingPathComponent("reachd-fixture-apple-systemconfiguration").path
+    /// Callbacks of each kind real code passes, built in Swift 5 mode with warnings as errors
+    /// (Tests/Fixtures/CallbackSwiftFive).
+    static let callbackSwiftFive = directory.appendingPathComponent("reachd-fixture-callback-swift-five").path
     /// The reachd package's root (this file is Tests/ReachdKitTests/Support/Executables.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
