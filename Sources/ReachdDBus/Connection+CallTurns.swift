@@ -8,11 +8,10 @@ import Glibc
 /// other sender with calls waiting.
 extension Connection {
     /// A call read and not yet answered: its libdbus message, of which it holds one reference,
-    /// and the admission's decision where it had to wait for one (nil: admitted; an error:
-    /// refused with it).
+    /// and the admission's decision (`.admit` or `.refuse`) where it had to wait for one.
     struct WaitingCall {
         let raw: OpaquePointer
-        var decided: DBusError?? = nil
+        var decided: CallAdmission? = nil
     }
 
     /// Calls answered per turn of the loop before it reads again.
@@ -23,6 +22,9 @@ extension Connection {
     /// replies), so one user's flood is read through at once; libdbus's own limit on the bytes of
     /// messages alive (63 MiB) still bounds what large ones hold.
     static let callsReadAhead = 65_536
+
+    /// After a backlog this long, what it held goes back to the system once it is answered.
+    static let backlogWorthTrimming = 4_096
 
     /// Replies queued for the bus beyond which no more calls are answered until it has read them.
     static let outgoingBacklog = 1 << 10
@@ -35,6 +37,11 @@ extension Connection {
     /// nil (or an account of nil): each sender is its own.
     public func takeCallTurns(by account: (@Sendable (BusName) -> String?)?) {
         callTurnAccount = account
+    }
+
+    /// The account `sender`'s calls take turns as, nil for its own.
+    func turnAccount(of sender: String) -> String? {
+        callTurnAccount?(BusName(validated: sender))
     }
 
     /// Answers up to `callsPerTurn` waiting calls in round order, while the bus keeps up with the
@@ -56,17 +63,11 @@ extension Connection {
         // Held senders' calls wait for their decision, which serves them (`decided`): no spin.
         if callTurns.hasReady, !repliesBacklogged { loop.wake() }
         callTurnsPeak = max(callTurnsPeak, callTurns.count + served)
-        if callTurns.isEmpty, callTurnsPeak >= Self.backlogWorthTrimming {
-            // Thousands of messages read ahead leave glibc's heap large once they are answered.
-            callTurnsPeak = 0
-            _ = CMemory_trim(0)
-        } else if callTurns.isEmpty {
-            callTurnsPeak = 0
-        }
+        guard callTurns.isEmpty else { return }
+        // Thousands of messages read ahead leave glibc's heap large once they are answered.
+        if callTurnsPeak >= Self.backlogWorthTrimming { _ = CMemory_trim(0) }
+        callTurnsPeak = 0
     }
-
-    /// After a backlog this long, what it held goes back to the system once it is answered.
-    static let backlogWorthTrimming = 4_096
 
     private var repliesBacklogged: Bool { dbus_connection_get_outgoing_size(raw) >= Self.outgoingBacklog }
 
@@ -79,13 +80,10 @@ extension Connection {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// On the bus's `NameOwnerChanged` for a unique name that left: its calls will never be
-    /// answered to anybody, and answering them after the signal would act for a gone caller (a
-    /// monitor made for a client whose departure was already handled).
-    func dropCalls(ofLeaving rawSignal: OpaquePointer) {
-        guard BodySize.fits(rawSignal, within: 4096) else { return }
-        let body = MessageReader.readBody(rawSignal)
-        guard body.count == 3, let name = body[0].stringValue, name.hasPrefix(":"), body[2].stringValue == "" else { return }
-        for call in callTurns.removeAll(from: name) { dbus_message_unref(call.raw) }
+    /// A unique name that left the bus (its `NameOwnerChanged`): its calls will never be answered
+    /// to anybody, and answering them after the signal would act for a gone caller (a monitor
+    /// made for a client whose departure was already handled).
+    func dropCalls(of leaving: BusName) {
+        for call in callTurns.removeAll(from: leaving.rawValue) { dbus_message_unref(call.raw) }
     }
 }

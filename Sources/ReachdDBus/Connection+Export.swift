@@ -56,7 +56,7 @@ extension Connection {
         let header = MessageReader.read(call.raw, body: false)
         let admission: CallAdmission
         if let decided = call.decided {
-            admission = decided.map(CallAdmission.refuse) ?? .admit
+            admission = decided
         } else if let callAdmission, !header.isAlwaysAdmitted {
             admission = callAdmission(self, header)
         } else {
@@ -74,14 +74,14 @@ extension Connection {
             let bits = UInt(bitPattern: call.raw)
             Task {
                 let refusal = await decision()
-                self.decided(WaitingCall(raw: OpaquePointer(bitPattern: bits)!, decided: .some(refusal)), from: sender)
+                self.decided(WaitingCall(raw: OpaquePointer(bitPattern: bits)!, decided: refusal.map(CallAdmission.refuse) ?? .admit),
+                             from: sender)
             }
         }
     }
 
     private func decided(_ call: WaitingCall, from sender: String) {
-        let account = callTurnAccount?(BusName(validated: sender))
-        for gone in callTurns.release(sender, first: call, account: account) { dbus_message_unref(gone.raw) }
+        for gone in callTurns.release(sender, first: call, account: turnAccount(of: sender)) { dbus_message_unref(gone.raw) }
         serveCallTurns()
     }
 

@@ -197,7 +197,7 @@ public actor Connection {
             // Answered in turns between senders, after this turn of the loop has read what it can.
             dbus_message_ref(rawMessage)
             let sender = dbus_message_get_sender(rawMessage).map { String(cString: $0) } ?? ""
-            callTurns.append(WaitingCall(raw: rawMessage), from: sender, account: callTurnAccount?(BusName(validated: sender)))
+            callTurns.append(WaitingCall(raw: rawMessage), from: sender, account: turnAccount(of: sender))
         default:
             // Replies are consumed by libdbus for their pending calls.
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
@@ -213,20 +213,22 @@ public actor Connection {
         // Decode only signals somebody subscribed to, judged on the header first (sender and its
         // owner, path, interface, member): a signal nobody takes costs the same whatever its
         // size, and one too large to be anybody's is dropped unread.
+        // Calls waiting for their turn need the bus's word on who left, too.
         guard !subscriptions.isEmpty || !callTurns.isIdle else { return }
         var message = MessageReader.read(rawMessage, body: false)
         let isOwnerChange = message.sender == .bus && message.interface == .bus && message.member?.rawValue == "NameOwnerChanged"
-        if isOwnerChange, !callTurns.isIdle { dropCalls(ofLeaving: rawMessage) }
-        guard !subscriptions.isEmpty else { return }
         guard isOwnerChange || subscriptions.values.contains(where: { $0.mightTake(message, owners: owners) }) else { return }
         guard BodySize.fits(rawMessage) else { return }
         message.body = MessageReader.readBody(rawMessage)
         message.headerSignature = nil
-        // An owner changes before the signal saying so is delivered, and before the new
-        // owner's first signal, which the bus sends after it.
-        if let (name, owner) = Self.ownerChange(in: message), owners.changed(name, to: owner) {
-            for id in subscriptions.keys.sorted() {
-                subscriptions[id]?.owner(of: name, is: owner)
+        if let (name, owner) = Self.ownerChange(in: message) {
+            if owner == nil, name.isUnique { dropCalls(of: name) }
+            // An owner changes before the signal saying so is delivered, and before the new
+            // owner's first signal, which the bus sends after it.
+            if owners.changed(name, to: owner) {
+                for id in subscriptions.keys.sorted() {
+                    subscriptions[id]?.owner(of: name, is: owner)
+                }
             }
         }
         for id in subscriptions.keys.sorted() {
