@@ -27,19 +27,6 @@ struct SpoofedResumeTests {
         print(len(names))
         """
 
-    /// The CPU time `pid` has used (user and system).
-    static func cpuTime(of pid: pid_t) throws -> Duration {
-        let text = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
-        guard let close = text.lastIndex(of: ")") else { throw TestFailure("unreadable /proc/\(pid)/stat") }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
-            throw TestFailure("unreadable /proc/\(pid)/stat: \(text)")
-        }
-        let ticks = sysconf(Int32(_SC_CLK_TCK))
-        return .milliseconds((user + system) * 1000 / ticks)
-    }
-
     /// Reads of NetworkManager in dbus-monitor's output: calls on its objects, however addressed.
     static func networkManagerReads(_ monitor: BackgroundTool) -> Int {
         monitor.lines.filter { $0.hasPrefix("method call") && $0.contains("path=/org/freedesktop/NetworkManager") }.count
@@ -73,7 +60,7 @@ struct SpoofedResumeTests {
 
             let logBefore = reachd.standardError
             let readsBefore = Self.networkManagerReads(monitor)
-            let cpuBefore = try Self.cpuTime(of: reachd.pid)
+            let cpuBefore = try ProcessFigures.cpuTime(of: reachd.pid)
             let attack = try await SystemInstance.run(as: SystemInstance.testUser, bus: bus, "/usr/bin/env",
                                                       ["-u", "PYTHONPATH", "-u", "PYTHONHOME", "/usr/bin/python3", "-c", Self.attack, bus.address, "\(uid)", "5000"], timeout: .seconds(120))
             #expect(attack.succeeded, "\(attack.transcript)")
@@ -81,7 +68,7 @@ struct SpoofedResumeTests {
             #expect(targets >= 1, "the attack found reachd's connections: \(attack.transcript)")
             // Had any been believed, its round would have run at once and logged; its follow-up 5 s later.
             try await Task.sleep(for: .seconds(2))
-            let cpu = try Self.cpuTime(of: reachd.pid) - cpuBefore
+            let cpu = try ProcessFigures.cpuTime(of: reachd.pid) - cpuBefore
             let newLog = String(reachd.standardError.dropFirst(logBefore.count))
             #expect(newLog.isEmpty, "reachd logged during the attack:\n\(newLog)")
             #expect(Self.networkManagerReads(monitor) == readsBefore, "NetworkManager was read during the attack")

@@ -45,11 +45,11 @@ struct SystemInstanceFloodTests {
             try await eventually(timeout: .seconds(30), "the other user's probe is answered:\n\(probe.standardOutput)\(probe.standardError)") {
                 Self.latencies(probe.standardOutput).count >= 10
             }
-            let memoryBefore = try Self.residentKiB(of: reachd.pid)
+            let memoryBefore = try ProcessFigures.residentKiB(of: reachd.pid)
             var worstOfEach: [Double] = []
             for round in 1...Self.rounds {
                 let answeredBefore = Self.latencies(probe.standardOutput).count
-                let cpuBefore = Self.cpuTicks(of: reachd.pid)
+                let cpuBefore = try ProcessFigures.cpuTime(of: reachd.pid)
                 let flood = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, Self.tool,
                                                       ["flood", bus.address, "256", String(Self.callsEach), "r\(round)n%d.flood.test"])
                 defer { flood.stop() }
@@ -67,13 +67,13 @@ struct SystemInstanceFloodTests {
                 #expect(during.count >= 5, "round \(round): the other user's probe kept being answered: \(during.count) answers")
                 #expect(during.allSatisfy { $0.outcome == "1" || $0.outcome == "2" }, "answers: \(Set(during.map(\.outcome)))")
                 worstOfEach.append(during.map(\.milliseconds).max() ?? 0)
+                let cpu = try ProcessFigures.cpuTime(of: reachd.pid) - cpuBefore
                 let slow = during.enumerated().filter { $0.element.milliseconds > 300 }.map { "\($0.offset):\(Int($0.element.milliseconds))" }
                 print("flood round \(round): \(flood.standardOutput.split(separator: "\n").first { $0.hasPrefix("waiting") } ?? ""); "
                       + "the probe answered \(during.count) times, worst \(Int(worstOfEach.last ?? 0)) ms; over 300 ms (answer:ms): \(slow.joined(separator: " ")); "
-                      + "reachd's CPU \((Self.cpuTicks(of: reachd.pid) - cpuBefore) * 10) ms")
+                      + "reachd's CPU \(cpu)")
                 // The flooder leaves, with its lookups; the next round is a new flood, once the bus
-                // has let its 256 connections go (each departure walks the bus's list of waiting
-                // calls: a burst that holds every caller of the bus up, reachd's or not).
+                // has had a moment to let the 256 connections go.
                 flood.stop()
                 try await Task.sleep(for: .seconds(3))
             }
@@ -82,7 +82,7 @@ struct SystemInstanceFloodTests {
 
             var memoryAfter = 0
             try await eventually(timeout: .seconds(30), "reachd's memory comes back: \(memoryBefore) KiB before the floods, \(memoryAfter) KiB now") {
-                memoryAfter = try Self.residentKiB(of: reachd.pid)
+                memoryAfter = try ProcessFigures.residentKiB(of: reachd.pid)
                 return memoryAfter <= memoryBefore + Self.memoryMargin
             }
             print("flood: worst \(worstOfEach.map { "\(Int($0))" }.joined(separator: ", ")) ms for the other user's literal in \(Self.rounds) rounds; VmRSS \(memoryBefore) KiB before, \(memoryAfter) KiB after")
@@ -125,22 +125,5 @@ struct SystemInstanceFloodTests {
             if fields.count == 3, let count = Int(fields[2]) { answers[String(fields[1])] = count }
         }
         return answers
-    }
-
-    /// utime + stime of `pid`, in ticks of 10 ms.
-    static func cpuTicks(of pid: pid_t) -> Int {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
-
-    static func residentKiB(of pid: pid_t) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else {
-            throw TestFailure("no VmRSS in /proc/\(pid)/status")
-        }
-        return kib
     }
 }
