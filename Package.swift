@@ -1,6 +1,60 @@
 // swift-tools-version: 6.1
 // reachd: AFNetworking-style network reachability for Linux, served over D-Bus.
+import Foundation
 import PackageDescription
+
+/// The corpus's files (Tests/Fixtures/Corpus/files, byte-identical to their projects; MANIFEST.tsv), by case:
+/// each case is one module of the files an app of that project compiles together, its stubs, and
+/// the few lines (Cases/NAME/Case.swift) that start it as the project's app does. Swift 5 language
+/// mode, as the projects build them.
+struct CorpusCase {
+    let name: String
+    /// The products (SystemConfiguration, Network) and stub modules (Stubs/NAME) the files import.
+    let modules: [String]
+    let files: [String]
+    var sources: [String] { files.map { "files/" + $0 } + ["Cases/" + name] }
+    init(_ name: String, _ modules: [String], _ files: [String]) { (self.name, self.modules, self.files) = (name, modules, files) }
+    init(_ name: String, _ module: String, _ files: [String]) { self.init(name, [module], files) }
+}
+let corpus: [CorpusCase] = [
+    .init("Embrace", "Network", ["embrace-io__embrace-apple-sdk/EmbraceReachabilityMonitor.swift"]),
+    .init("LaunchDarkly", "SystemConfiguration", ["launchdarkly__ios-client-sdk/NetworkReporter.swift"]),
+    .init("Ashleymills", "SystemConfiguration", ["ashleymills__Reachability.swift/Reachability.swift"]),
+    .init("PostHog", "SystemConfiguration", ["PostHog__posthog-ios/Reachability.swift"]),
+    .init("NetNewsWireReachability", "SystemConfiguration", ["Ranchero-Software__NetNewsWire/Reachability.swift"]),
+    .init("PocketCasts", "SystemConfiguration", ["Automattic__pocket-casts-ios/Reachability.swift"]),
+    .init("AmplifyReachability", "SystemConfiguration", ["aws-amplify__amplify-swift/AmplifyReachability.swift"]),
+    .init("RxSwiftExample", "SystemConfiguration", ["ReactiveX__RxSwift/Reachability.swift"]),
+    .init("Stats", "SystemConfiguration", ["exelban__stats/Reachability.swift"]),
+    .init("Split", "SystemConfiguration", ["splitio__ios-client/NetworkReachabilityManager.swift"]),
+    .init("Alamofire", "SystemConfiguration", ["Alamofire__Alamofire/NetworkReachabilityManager.swift"]),
+    .init("Optimizely", "Network", ["optimizely__swift-sdk/NetworkReachability.swift"]),
+    .init("Iterable", "Network", ["Iterable__swift-sdk/NetworkMonitor.swift"]),
+    .init("Ruuvi", "Network", ["ruuvi__com.ruuvi.station.ios/Reachability.swift"]),
+    .init("Automerge", "Network", ["automerge__automerge-repo-swift/NWPathMonitor+paths.swift"]),
+    .init("AmplifyPinpoint", "Network", ["aws-amplify__amplify-swift/NetworkMonitor.swift"]),
+    .init("AmplifyLogging", "Network", ["aws-amplify__amplify-swift/LoggingNetworkMonitor.swift"]),
+    .init("Vsanthanam", "Network", ["vsanthanam__NetworkReachability/NetworkMonitor.swift",
+                                   "vsanthanam__NetworkReachability/NetworkMonitor+Concurrency.swift"]),
+    .init("SundialKit", "Network", ["brightdigit__SundialKit/PathMonitor.swift", "brightdigit__SundialKit/NWPathMonitor.swift"]),
+    .init("DataDog", ["Network", "DatadogInternal"], ["DataDog__dd-sdk-ios/NetworkConnectionInfoPublisher.swift"]),
+    .init("PromiseKit", ["SystemConfiguration", "PromiseKit"], ["PromiseKit__SystemConfiguration/SCNetworkReachability+Promise.swift"]),
+    .init("Reactor", ["SystemConfiguration", "ReactiveSwift", "Result"], ["MailOnline__Reactor/Reachability.swift"]),
+    .init("OpenTelemetry", "Network", ["open-telemetry__opentelemetry-swift/NetworkMonitor.swift"]),
+    .init("DataDogReachability", ["Network", "SystemConfiguration", "DatadogInternal"],
+          ["DataDog__dd-sdk-ios/at-4780395a/NetworkConnectionInfoPublisher.swift"]),
+]
+
+/// Every file and folder of the corpus a case can leave out: the others' files and cases, the manifest and notes.
+let corpusFiles: [String] = {
+    let root = Context.packageDirectory + "/Tests/Fixtures/Corpus"
+    let files = (FileManager.default.enumerator(atPath: root + "/files")?.allObjects as? [String] ?? []).filter { file in
+        var folder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: root + "/files/" + file, isDirectory: &folder) && !folder.boolValue
+    }.map { "files/" + $0 }
+    let cases = ((try? FileManager.default.contentsOfDirectory(atPath: root + "/Cases")) ?? []).map { "Cases/" + $0 }
+    return files + cases + ["MANIFEST.tsv", "NOTES.md", "README.md", "Support", "Stubs"]
+}()
 
 let package = Package(
     name: "reachd",
@@ -152,8 +206,19 @@ let package = Package(
         // One running path monitor, Apple's or the library's, for Scripts/bench's Network rows.
         .executableTarget(name: "reachd-bench-path-monitor", dependencies: ["Network", "ReachdKit", "ReachdEventLoops"],
                           path: "Tests/Fixtures/PathMonitorBench"),
+        // The corpus (Tests/Fixtures/Corpus): real files from public apps and SDKs, each compiled
+        // unchanged in a module of its own with only stubs for what it takes from its own SDK (Cases/NAME),
+        // and one driver that runs any of them where an app would run.
+        .target(name: "CorpusSupport", path: "Tests/Fixtures/Corpus/Support"),
+        // Stubs of the modules corpus files import from their own SDKs (only what the files use).
+        .target(name: "DatadogInternal", path: "Tests/Fixtures/Corpus/Stubs/DatadogInternal"),
+        .target(name: "PromiseKit", path: "Tests/Fixtures/Corpus/Stubs/PromiseKit"),
+        .target(name: "ReactiveSwift", path: "Tests/Fixtures/Corpus/Stubs/ReactiveSwift"),
+        .target(name: "Result", path: "Tests/Fixtures/Corpus/Stubs/Result"),
+        .executableTarget(name: "reachd-corpus", dependencies: ["CorpusSupport"] + corpus.map { .target(name: "Corpus" + $0.name) },
+                          path: "Tests/Fixtures/CorpusDriver", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ReachdAppleNetworkTests",
-                    dependencies: ["Network", "ReachdKit", "reachd", "reachd-fixture-apple-network", "ReachdTestSupport"]),
+                    dependencies: ["Network", "ReachdKit", "reachd", "reachd-fixture-apple-network", "reachd-corpus", "ReachdTestSupport"]),
         // The GIO network-monitor module (Sources/reachd-gio-module, built by Scripts/lib/gio-module.sh)
         // in real GLib consumers: python3-gi scripts kept in consumers/, and xdg-desktop-portal.
         .testTarget(name: "ReachdGioModuleTests", dependencies: ["reachd", "ReachdTestSupport"], exclude: ["consumers"]),
@@ -182,3 +247,11 @@ let package = Package(
         ),
     ]
 )
+package.targets += corpus.map { corpusCase in
+    .target(name: "Corpus" + corpusCase.name, dependencies: ["CorpusSupport"] + corpusCase.modules.map { .target(name: $0) },
+            path: "Tests/Fixtures/Corpus", exclude: corpusFiles.filter { !corpusCase.sources.contains($0) },
+            sources: corpusCase.sources,
+            // Others' code, compiled unchanged: four files warn where they hand a closure to Dispatch's
+            // `async(execute:)`, whose block swift-corelibs-libdispatch marks @Sendable (Tests/Fixtures/Corpus/README.md).
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])])
+}

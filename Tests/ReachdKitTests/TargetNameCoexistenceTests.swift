@@ -8,13 +8,15 @@ import Testing
 /// every target of its own so that it meets no one else's: an app that already has targets named
 /// as Reachability.swift's package (`Reachability`), other Swift D-Bus packages (`DBus`, `CDBus`)
 /// and common test harnesses (`TestSupport`, `EventLoops`) declare them adds reachd's products
-/// beside them, with no module aliases, and builds.
+/// beside them, with no module aliases, and builds. The corpus's stub modules carry the names of the
+/// SDKs they stand in for (`PromiseKit`, `ReactiveSwift`, `Result`, `DatadogInternal`: the corpus's
+/// files import them by name); no product of reachd's reaches them, so an app that has the real ones builds too.
 @Suite("Target names that coexist", .timeLimit(.minutes(15)))
 struct TargetNameCoexistenceTests {
     /// Names other packages choose, each declared by the app itself.
-    static let namesOthersUse = ["Reachability", "DBus", "CDBus", "TestSupport", "EventLoops"]
+    static let namesOthersUse = ["Reachability", "DBus", "CDBus", "TestSupport", "EventLoops", "PromiseKit", "ReactiveSwift", "Result", "DatadogInternal"]
 
-    @Test("an app declaring targets Reachability, DBus, CDBus, TestSupport and EventLoops loads and builds with reachd's products beside them")
+    @Test("an app declaring targets Reachability, DBus, CDBus, TestSupport, EventLoops, PromiseKit, ReactiveSwift, Result and DatadogInternal loads and builds with reachd's products beside them")
     func appWithCommonTargetNamesBuildsWithReachd() async throws {
         let app = try AppPackage(reachdRoot: Executables.packageRoot.path, namesOthersUse: Self.namesOthersUse)
         defer { app.remove() }

@@ -22,4 +22,19 @@ public enum InstalledBuild {
         guard result.succeeded else { throw TestFailure("Scripts/install failed: \(result.transcript)") }
         return scratchPath + "/release"
     }
+
+    /// The corpus driver (reachd-corpus) built the same way into the same folder
+    /// (Scripts/harness/corpus-release): the release form of the corpus test.
+    public static var corpusDriver: String {
+        get async throws { try await corpus.value }
+    }
+
+    private static let corpus = Task<String, any Error> {
+        let script = SystemInstance.repository.appendingPathComponent("Scripts/harness/corpus-release").path
+        let result = try await runTool(script, [], environment: ["REACHD_SCRATCH_PATH": scratchPath], timeout: .seconds(1200))
+        guard result.succeeded, let path = result.standardOutput.split(separator: "\n").last else {
+            throw TestFailure("Scripts/harness/corpus-release failed: \(result.transcript)")
+        }
+        return String(path)
+    }
 }
