@@ -12,9 +12,10 @@ internal import ReachdKit
 ///
 /// While it is scheduled (`SCNetworkReachabilitySetDispatchQueue` or `…ScheduleWithRunLoop`), its
 /// manager monitors, and the target lives whether or not the app holds it, as configd's does; the
-/// last unscheduling lets it go. The callback runs on that queue or run loop: once after the first answer, then
-/// once per change of flags or of the interface they are over (configd's rule); a callback set on a target that already has an answer gets that
-/// answer first. No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
+/// last unscheduling lets it go. The callback runs on that queue or run loop once per change of flags or of the
+/// interface they are over, as configd's: a name target also once after its first answer (and a callback set on
+/// one that already has an answer gets that answer first); an address target not at all until something changes
+/// (configd takes its first answer as the state to compare with). No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
 /// `SCNetworkReachabilitySetDispatchQueue(target, nil)` or the last unscheduling returns: a call
 /// made from another thread while a callback runs waits for it to return.
 public final class SCNetworkReachability: @unchecked Sendable, CustomStringConvertible {
@@ -23,6 +24,9 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
     // recursive so that a callback may call these functions on its own target.
     private let lock = NSRecursiveLock()
     let manager: NetworkReachabilityManager
+    /// A name target calls back with its first answer; an address target (the general routing state
+    /// too) only when it changes, as configd's: its first answer is what later ones are compared with.
+    private let callsBackWithFirstAnswer: Bool
     /// What Apple's description says the target is (`name = example.org`, `address = 192.0.2.1`).
     let what: String
     /// Where the manager's answers arrive, in order, one target at a time.
@@ -48,6 +52,7 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
 
     init(_ target: NetworkReachabilityManager.Target, what: String) {
         manager = NetworkReachabilityManager(target)
+        if case .domain = target { callsBackWithFirstAnswer = true } else { callsBackWithFirstAnswer = false }
         self.what = what
         manager.setReachabilityStatusChangeHandler(queue: answers, nil)
         manager.setChangeObserver(includingInterfaceMoves: { [weak self] _, update in
@@ -86,9 +91,14 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
             let old = registration
             registration = callback.map { CallbackRegistration(callback: $0, context: context ?? SCNetworkReachabilityContext()) }
             callbackEpoch += 1
-            deliveredFlags = nil
             old?.releaseInfo()
-            if registration != nil, let latestFlags { handOver(latestFlags) }
+            if callsBackWithFirstAnswer {
+                deliveredFlags = nil
+                if registration != nil, let latestFlags { handOver(latestFlags) }
+            } else {
+                // The new callback hears changes from what the target has now (nothing yet: its first answer).
+                (deliveredFlags, deliveredInterface) = (latestFlags, latestInterface)
+            }
         }
         return true
     }
@@ -144,7 +154,8 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         schedule.cancel(except: kept)
         schedule = new
         scheduleEpoch += 1
-        deliveredFlags = nil
+        // A name target calls back again with what it has; an address target goes on comparing.
+        if callsBackWithFirstAnswer { deliveredFlags = nil } else { (deliveredFlags, deliveredInterface) = (latestFlags, latestInterface) }
         if case .none = new {
             latestFlags = nil
             latestInterface = ""
@@ -163,8 +174,13 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
     private func heard(_ flags: SCNetworkReachabilityFlags, over interface: String) {
         lock.withLock {
             guard schedule.isScheduled else { return }
+            let first = latestFlags == nil
             latestFlags = flags
             latestInterface = interface
+            if first && !callsBackWithFirstAnswer {
+                (deliveredFlags, deliveredInterface) = (flags, interface)
+                return
+            }
             guard registration != nil, flags != deliveredFlags || interface != deliveredInterface else { return }
             handOver(flags)
         }

@@ -8,7 +8,9 @@ import Testing
 /// only stubs for what it takes from its own SDK, and run where an app runs: a namespace with no bus,
 /// so the product answers in-process. Every file hears the network come up, go, come back, move to
 /// another interface, and its own cancel, as its code is written to hear them on Apple's systems.
-@Suite("Real apps' and SDKs' reachability code, compiled unchanged (the corpus)", .timeLimit(.minutes(6)))
+// The limit leaves room for the release driver's build to wait its turn behind the install tests
+// (Scripts/harness/corpus-release): 3.5 minutes in a whole run, with nothing to build.
+@Suite("Real apps' and SDKs' reachability code, compiled unchanged (the corpus)", .timeLimit(.minutes(10)))
 struct CorpusTests {
     /// How a file's code tells its app, as written (the same on Apple's systems).
     enum Telling: Sendable, Equatable {

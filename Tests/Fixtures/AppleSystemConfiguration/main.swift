@@ -17,7 +17,8 @@
 //   legacy                    LegacyReachability.swift (SCNetwork.h's names, Darwin's memberwise
 //                             sockaddr_in): `legacy connected=true|false guide=true|false`, exits
 //   unheld                    UnheldTarget.swift's target, scheduled on the main queue with no reference
-//                             kept: `unheld flags=0x… t=NS` per callback, runs until killed
+//                             kept: `unheld flags=0x… t=NS` per callback, and `unheld-answered flags=0x…`
+//                             once a sibling target made just after has its first answer; runs until killed
 //   first-flags               CreateWithAddress(0.0.0.0) + GetFlags, prints the flags, exits (bench)
 //   first-flags-manager       the same through NetworkReachabilityManager.fetchUpdate() (bench)
 //   idle [--on-event-loop]    a 0.0.0.0 target with a callback, scheduled with SetDispatchQueue on a
@@ -92,6 +93,17 @@ func makeTarget() -> SCNetworkReachability? {
     zeroAddress.sa_len = UInt8(MemoryLayout<sockaddr>.size)
     zeroAddress.sa_family = sa_family_t(AF_INET)
     return SCNetworkReachabilityCreateWithAddress(nil, &zeroAddress)
+}
+
+/// Prints `WORD flags=0x…` once the scheduled `target` has its first answer: its description says its
+/// flags from then on, as Apple's does.
+func reportFirstAnswer(of target: SCNetworkReachability, as word: String) {
+    Thread.detachNewThread {
+        while !"\(target)".contains("flags = ") { usleep(10_000) }
+        var flags = SCNetworkReachabilityFlags()
+        _ = SCNetworkReachabilityGetFlags(target, &flags)
+        emit("\(word) flags=\(hex(flags))")
+    }
 }
 
 /// What the stress cycles count, from C-convention context functions (which capture nothing).
@@ -242,6 +254,11 @@ case "legacy":
 
 case "unheld":
     startUnheldReachability(on: .main)
+    // A target of the driver's own, made and scheduled the same way just after: once it has its first
+    // answer, so has the unheld one (one engine answers both), and the test may change the network.
+    let sibling = makeTarget()!
+    SCNetworkReachabilitySetDispatchQueue(sibling, .main)
+    reportFirstAnswer(of: sibling, as: "unheld-answered")
     dispatchMain()
 
 case "first-flags":
@@ -298,6 +315,11 @@ case "idle", "idle-manager":
             emit("error \(SCError())")
             exit(1)
         }
+        // An address target calls back at changes only (configd's rule): the first flags are read, as
+        // AFNetworking's and Alamofire's code reads them after scheduling.
+        var flags = SCNetworkReachabilityFlags()
+        _ = SCNetworkReachabilityGetFlags(target, &flags)
+        emit("flags=\(hex(flags))")
         monitor = target
     } else {
         let manager = NetworkReachabilityManager(.defaultRoute)

@@ -99,6 +99,15 @@ public final class AFNetworkReachabilityManager: @unchecked Sendable {
         }
         SCNetworkReachabilitySetCallback(networkReachability, callback, &context)
         SCNetworkReachabilityScheduleWithRunLoop(networkReachability, CFRunLoopGetMain(), CFRunLoopMode.commonModes.rawValue)
+        // As AFNetworking's startMonitoring: an address target calls back only at changes, so the
+        // first status is read in the background and posted on the main queue.
+        let target = networkReachability
+        DispatchQueue.global(qos: .background).async {
+            var flags = SCNetworkReachabilityFlags()
+            if SCNetworkReachabilityGetFlags(target, &flags) {
+                DispatchQueue.main.async { self.update(flags) }
+            }
+        }
     }
 
     public func stopMonitoring() {
