@@ -44,6 +44,10 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
     private var deliveredInterface: String?
     /// The interface of the last answer heard while scheduled.
     private var latestInterface = ""
+    /// The flags `SCNetworkReachabilityGetFlags` last gave the app from a question of its own (not
+    /// from what a schedule heard): an address target's first answer under a schedule is compared
+    /// with them, so a change between the app's read and that answer still calls back.
+    private var flagsAsked: SCNetworkReachabilityFlags?
     /// The target itself, while it is scheduled: configd retains a scheduled target until it is
     /// unscheduled (`CFRetain` in `__SCNetworkReachabilitySetDispatchQueue`), and apps rely on it
     /// (Kickstarter's keeps no reference after `SCNetworkReachabilitySetDispatchQueue`). The cycle is
@@ -83,6 +87,11 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
 
     var flagsHeard: SCNetworkReachabilityFlags? {
         lock.withLock { latestFlags }
+    }
+
+    /// What a question of `SCNetworkReachabilityGetFlags` gave the app.
+    func asked(_ flags: SCNetworkReachabilityFlags) {
+        lock.withLock { flagsAsked = flags }
     }
 
     func setCallback(_ callback: SCNetworkReachabilityCallBack?, context: SCNetworkReachabilityContext?) -> Bool {
@@ -178,8 +187,11 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
             latestFlags = flags
             latestInterface = interface
             if first && !callsBackWithFirstAnswer {
-                (deliveredFlags, deliveredInterface) = (flags, interface)
-                return
+                // configd compares with the state at scheduling. Here that state arrives a moment
+                // later, so it is compared with what the app last read, where it read one (PromiseKit
+                // and AFNetworking read the flags beside scheduling): a change in between calls back.
+                (deliveredFlags, deliveredInterface) = (flagsAsked ?? flags, interface)
+                guard flagsAsked != nil else { return }
             }
             guard registration != nil, flags != deliveredFlags || interface != deliveredInterface else { return }
             handOver(flags)

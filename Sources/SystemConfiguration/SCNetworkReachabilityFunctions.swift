@@ -81,6 +81,7 @@ public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability, _ fla
     }
     switch FlagsQuestion.ask(target.manager, within: .seconds(1)) {
     case .success(let asked):
+        target.asked(asked)
         flags.pointee = asked
         return SCStatus.result(true)
     case .failure(let status):
