@@ -66,6 +66,24 @@ struct RealConnManTests {
         options: [String] = [], reachdArguments: [String] = [],
         _ body: (Namespaces, ReachdProcess, _ seen: () async throws -> [String]) async throws -> Void
     ) async throws {
+        try await withConnMan(options: options) { namespaces in
+            let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
+            try await withPrivateBus { session in
+                try await withReachd(session: session, systemBus: systemBus, network: .named(try namespaces.value("CLIENT_NETNS")),
+                                     arguments: reachdArguments) { reachd in
+                    try await body(namespaces, reachd) {
+                        try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
+                                                            ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface] + Seen.names)
+                            .standardOutput.split(separator: "\n").map(String.init)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The namespaces, their private system bus and connmand online (`connman-netns up`), always taken
+    /// down afterwards.
+    static func withConnMan(options: [String] = [], _ body: (Namespaces) async throws -> Void) async throws {
         guard geteuid() == 0 else {
             throw TestFailure("this test needs root (it makes network namespaces and runs connmand in one); run the tests as root, e.g. with sudo -E Scripts/test")
         }
@@ -92,17 +110,7 @@ struct RealConnManTests {
             throw TestFailure("connman-netns up failed (is `ip netns add` allowed here?): \(up.transcript)\nconnmand.log:\n\(namespaces.log.suffix(3000))")
         }
         namespaces.environment = try Self.readEnvironment(directory)
-        let systemBus = try namespaces.value("SYSTEM_BUS_ADDRESS")
-        try await withPrivateBus { session in
-            try await withReachd(session: session, systemBus: systemBus, network: .named(try namespaces.value("CLIENT_NETNS")),
-                                 arguments: reachdArguments) { reachd in
-                try await body(namespaces, reachd) {
-                    try await runToolChecked("busctl", ["--address=\(session.address)", "get-property",
-                                                        ReachdProcess.busName, ReachdProcess.path, ReachdProcess.interface] + Seen.names)
-                        .standardOutput.split(separator: "\n").map(String.init)
-                }
-            }
-        }
+        try await body(namespaces)
         let left = try Self.connmandsInTheWay()
         #expect(left.isEmpty, "a connmand was left running in the machine's or the suite's namespace: \(left)")
     }
