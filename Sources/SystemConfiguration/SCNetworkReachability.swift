@@ -14,8 +14,9 @@ internal import ReachdKit
 /// manager monitors, and the target lives whether or not the app holds it, as configd's does; the
 /// last unscheduling lets it go. The callback runs on that queue or run loop once per change of flags or of the
 /// interface they are over, as configd's: a name target also once after its first answer (and a callback set on
-/// one that already has an answer gets that answer first); an address target not at all until something changes
-/// (configd takes its first answer as the state to compare with). No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
+/// one that already has an answer gets that answer first); an address target not on scheduling, only when its
+/// answer differs from the state compared with (configd's state at scheduling; here the flags the app last
+/// read with `GetFlags`, else the first answer). No callback starts after `SCNetworkReachabilitySetCallback(target, nil, nil)`,
 /// `SCNetworkReachabilitySetDispatchQueue(target, nil)` or the last unscheduling returns: a call
 /// made from another thread while a callback runs waits for it to return.
 public final class SCNetworkReachability: @unchecked Sendable, CustomStringConvertible {

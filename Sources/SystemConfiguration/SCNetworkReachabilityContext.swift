@@ -1,5 +1,6 @@
 /// The function a target calls with its flags: on the dispatch queue or run loop it is scheduled on,
-/// once after the first answer and then once per change of flags or of the interface they are over.
+/// once per change of flags or of the interface they are over (a name target also once after its
+/// first answer; an address target not on scheduling, as configd's).
 ///
 /// Apple declares it `@convention(c)`; a C function type cannot carry Swift's
 /// `SCNetworkReachability` on Linux (a Swift class is not representable in C), so it is a plain
