@@ -102,13 +102,8 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
             registration = callback.map { CallbackRegistration(callback: $0, context: context ?? SCNetworkReachabilityContext()) }
             callbackEpoch += 1
             old?.releaseInfo()
-            if callsBackWithFirstAnswer {
-                deliveredFlags = nil
-                if registration != nil, let latestFlags { handOver(latestFlags) }
-            } else {
-                // The new callback hears changes from what the target has now (nothing yet: its first answer).
-                (deliveredFlags, deliveredInterface) = (latestFlags, latestInterface)
-            }
+            compareAnew()
+            if callsBackWithFirstAnswer, registration != nil, let latestFlags { handOver(latestFlags) }
         }
         return true
     }
@@ -164,8 +159,7 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         schedule.cancel(except: kept)
         schedule = new
         scheduleEpoch += 1
-        // A name target calls back again with what it has; an address target goes on comparing.
-        if callsBackWithFirstAnswer { deliveredFlags = nil } else { (deliveredFlags, deliveredInterface) = (latestFlags, latestInterface) }
+        compareAnew()
         if case .none = new {
             latestFlags = nil
             latestInterface = ""
@@ -175,6 +169,17 @@ public final class SCNetworkReachability: @unchecked Sendable, CustomStringConve
         } else {
             keptWhileScheduled = self
             manager.startMonitoring()
+        }
+    }
+
+    /// After a change of callback or schedule, what the next answer is compared with: nothing for a
+    /// name target (it calls back with what it has), what the target has for an address target (it
+    /// calls back only when that changes; nothing yet: its first answer).
+    private func compareAnew() {
+        if callsBackWithFirstAnswer {
+            deliveredFlags = nil
+        } else {
+            (deliveredFlags, deliveredInterface) = (latestFlags, latestInterface)
         }
     }
 
