@@ -49,11 +49,7 @@ final class AppleNamespace: Sendable {
     /// `executable arguments…` inside the namespace, with nothing of the machine's buses (only
     /// those `environment` names).
     func process(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
-        let hideSystemBus = "mount -t tmpfs tmpfs /run/dbus 2>/dev/null || true; exec \"$0\" \"$@\""
-        return try ChildProcess("/usr/sbin/ip", ["netns", "exec", name, "/usr/bin/unshare", "--mount", "--",
-                                                 "/bin/sh", "-c", hideSystemBus, executable] + arguments,
-                                environment: environment,
-                                unsetting: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "REACHD_SERVICE"])
+        try processWithoutBuses(inNamespace: name, executable, arguments, environment: environment)
     }
 
     func deleteDefaultRoute() async throws {
@@ -64,11 +60,7 @@ final class AppleNamespace: Sendable {
         try await runToolChecked("/usr/sbin/ip", ["-n", name, "route", "add", "default", "via", gateway])
     }
 
-    func stop() {
-        for namespace in [name, peer] {
-            if let child = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace]) { _ = child.waitBlocking(); child.removeOutput() }
-        }
-    }
+    func stop() { deleteNetworkNamespaces([name, peer]) }
 }
 
 /// Runs `body` with a fresh namespace, always taken down afterwards.

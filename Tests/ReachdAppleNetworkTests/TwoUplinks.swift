@@ -53,10 +53,7 @@ final class TwoUplinks: Sendable {
 
     /// `executable arguments…` inside the namespace, with nothing of the machine's buses.
     func process(_ executable: String, _ arguments: [String] = []) throws -> ChildProcess {
-        let hideSystemBus = "mount -t tmpfs tmpfs /run/dbus 2>/dev/null || true; exec \"$0\" \"$@\""
-        return try ChildProcess("/usr/sbin/ip", ["netns", "exec", name, "/usr/bin/unshare", "--mount", "--",
-                                                 "/bin/sh", "-c", hideSystemBus, executable] + arguments,
-                                unsetting: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "REACHD_SERVICE"])
+        try processWithoutBuses(inNamespace: name, executable, arguments)
     }
 
     /// `eth7`'s link, address and default route, together.
@@ -72,11 +69,7 @@ final class TwoUplinks: Sendable {
     /// The default route from `eth7` to `eth8` in one change; both links stay up.
     func moveDefaultRoute() async throws { try await batch(name, ["route replace default via \(address(8, host: 1)) dev eth8"]) }
 
-    func stop() {
-        for namespace in [name, peer] {
-            if let child = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace]) { _ = child.waitBlocking(); child.removeOutput() }
-        }
-    }
+    func stop() { deleteNetworkNamespaces([name, peer]) }
 }
 
 /// Runs `body` with a fresh pair of namespaces, always taken down afterwards.

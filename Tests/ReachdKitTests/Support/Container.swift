@@ -47,11 +47,7 @@ final class Container: Sendable {
 
     /// `executable arguments…` inside the container, with `environment` and nothing of the machine's buses.
     func process(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
-        let hideSystemBus = "mount -t tmpfs tmpfs /run/dbus 2>/dev/null || true; exec \"$0\" \"$@\""
-        return try ChildProcess("/usr/sbin/ip", ["netns", "exec", name, "/usr/bin/unshare", "--mount", "--",
-                                                 "/bin/sh", "-c", hideSystemBus, executable] + arguments,
-                                environment: environment,
-                                unsetting: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "REACHD_SERVICE"])
+        try processWithoutBuses(inNamespace: name, executable, arguments, environment: environment)
     }
 
     /// Runs `executable arguments…` inside the container to its end.
@@ -96,11 +92,7 @@ final class Container: Sendable {
         return (server, "http://\(gateway):8080/check")
     }
 
-    func stop() {
-        for namespace in [name, peer] {
-            if let child = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace]) { _ = child.waitBlocking(); child.removeOutput() }
-        }
-    }
+    func stop() { deleteNetworkNamespaces([name, peer]) }
 }
 
 /// Runs `body` with a fresh container, always taken down afterwards.

@@ -11,6 +11,8 @@ import Foundation
 /// `isOnline`) is asked every 20 ms and reported when its answer changes (`poll`), as an app's
 /// timer or request path would ask it.
 public final class Report: @unchecked Sendable {
+    // @unchecked: `lastPolled` and `polling` are read and written only under `lock`, and each line
+    // is written under it, so lines never interleave.
     private let lock = NSLock()
     private var lastPolled: String?
     private var polling: DispatchSourceTimer?
