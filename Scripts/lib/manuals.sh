@@ -1,8 +1,9 @@
 # Manual pages and shell completions, for Scripts/install (and so Scripts/package).
 # Sourced, not run; needs common.sh, REACHD_RELEASE_FLAGS, and Scripts/install's place_text.
 #
-# reachctl's page and completions come from its argument parser (swift-argument-parser's
-# generate-manual tool and --generate-completion-script), so they cannot drift from the
+# reachctl's page and completions come from its one declaration of its command line
+# (Sources/CommandGrammar: --experimental-dump-help, which swift-argument-parser's
+# generate-manual reads, and --generate-completion-script), so they cannot drift from the
 # options reachctl takes; reachd parses its options itself, so its page is written by hand
 # (man/reachd.8) and Tests/ReachdKitTests/ManualPageTests holds it to reachd's parser.
 #
@@ -73,16 +74,17 @@ finish_reachctl_page() {
         | sed 's/^$/.Pp/'   # mdoc warns about empty lines (the help text's paragraph breaks); .Pp is what they mean
 }
 
-# install_manuals_and_completions ROOT PREFIX BIN: pages under ROOT/share/man, completions
-# where bash, zsh and fish look for them. BIN holds the built reachctl.
+# install_manuals_and_completions ROOT PREFIX BIN REACHCTL: pages under ROOT/share/man,
+# completions where bash, zsh and fish look for them. BIN holds the built generate-manual;
+# REACHCTL is the installed reachctl, whose own description and completions they are.
 install_manuals_and_completions() {
-    local root="$1" prefix="$2" bin="$3" work zsh_directory version date
+    local root="$1" prefix="$2" bin="$3" reachctl="$4" work zsh_directory version date
     swift_build "${REACHD_RELEASE_FLAGS[@]}" --product generate-manual >/dev/null
     version="$("$REACHD_ROOT/Scripts/lib/version.sh")"
     # The pages' date is the last commit's, so a rebuild of the same tree gives the same pages.
     date="$(git -C "$REACHD_ROOT" log -1 --format=%cs 2>/dev/null || date -u +%F)"
     work="$(mktemp -d)"
-    "$bin/generate-manual" "$bin/reachctl" --section 1 --authors "reachd contributors" \
+    "$bin/generate-manual" "$reachctl" --section 1 --authors "reachd contributors" \
         --date "$date" --output-directory "$work"
     finish_reachctl_page "$work/reachctl.1" "$prefix" "$version" "$date" > "$work/reachctl.1.finished"
     gzip -9nc "$work/reachctl.1.finished" | place_text 0644 "$root/share/man/man1/reachctl.1.gz"
@@ -94,8 +96,8 @@ install_manuals_and_completions() {
     zsh_directory="$root/share/zsh/site-functions"
     [ "$prefix" = /usr ] && zsh_directory="$root/share/zsh/vendor-completions"
     # bash-completion sources the file: a #! line there means nothing (lintian warns of it).
-    "$bin/reachctl" --generate-completion-script bash | sed '1{/^#!/d}' \
+    "$reachctl" --generate-completion-script bash | sed '1{/^#!/d}' \
         | place_text 0644 "$root/share/bash-completion/completions/reachctl"
-    "$bin/reachctl" --generate-completion-script zsh | place_text 0644 "$zsh_directory/_reachctl"
-    "$bin/reachctl" --generate-completion-script fish | place_text 0644 "$root/share/fish/vendor_completions.d/reachctl.fish"
+    "$reachctl" --generate-completion-script zsh | place_text 0644 "$zsh_directory/_reachctl"
+    "$reachctl" --generate-completion-script fish | place_text 0644 "$root/share/fish/vendor_completions.d/reachctl.fish"
 }

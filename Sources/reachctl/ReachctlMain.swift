@@ -1,29 +1,10 @@
-import ReachdEventLoops
-import Glibc
+import ReachctlCommands
 
-/// reachctl's entry point. Its commands run on one event loop on the main thread, made Swift
-/// concurrency's main and default executor as reachd's is (EventLoop+Executors.swift): a `watch`
-/// or `wait` with nothing to do then sleeps in epoll_wait. On Swift's own executors, libdispatch's
-/// worker pool re-arms a timer every second for the life of the process (four system calls a
-/// second, idle), which would be the whole idle cost of reachctl over the bus, and of reachd's
-/// engine run inside it.
+/// `reachctl` on its own, as `swift build` and the tests run it. An installed reachctl is
+/// `reachd` by another name (Scripts/install), which runs the same `ReachctlProgram`.
 @main
 enum ReachctlMain {
     static func main() {
-        let loop: EventLoop
-        do {
-            loop = try EventLoop(name: "reachctl", thread: .caller)
-        } catch {
-            Output.error("cannot start: \(error)")
-            exit(1)
-        }
-        _ = EventLoop.installAsMainAndDefaultExecutor(loop)
-        // The preference keeps the command on the loop where the loop cannot be Swift's executor.
-        Task(executorPreference: loop) {
-            await Reachctl.main()
-            exit(0)
-        }
-        loop.run()
-        exit(0)
+        ReachctlProgram.main()
     }
 }

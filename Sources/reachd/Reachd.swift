@@ -5,6 +5,7 @@ import Glibc
 import Logging
 import ReachdEngine
 import ReachdService
+import ReachctlCommands
 import Synchronization
 
 /// `reachd`: network reachability for the session, AFNetworking-style, over D-Bus.
@@ -16,6 +17,7 @@ import Synchronization
 @main
 enum Reachd {
     static func main() {
+        if ProgramName.isReachctl { ReachctlProgram.main() }
         let standardErrorWasClosed = LogDestination.reopenClosedStandardStreams()
         let commandLine: ReachdCommandLine
         do {

@@ -5,8 +5,8 @@ import ReachdService
 /// What reachd runs with: its command line over its configuration file over
 /// these defaults.
 ///
-/// Parsed by hand. Why not swift-argument-parser, as reachctl uses: it links
-/// FoundationEssentials, whose metadata the runtime touches at start-up, and
+/// Parsed by hand. Why not swift-argument-parser (reachctl dropped it too, for CommandGrammar): it
+/// links FoundationEssentials, whose metadata the runtime touches at start-up, and
 /// that alone cost reachd about 4 MiB of its 8 MiB resident-memory budget
 /// (docs/design.md, "One thread"; README, Benchmarks). Fifteen options do not need a framework:
 /// each is one entry of ReachdSetting's table, which parsing, reachd.conf and `--help` read.

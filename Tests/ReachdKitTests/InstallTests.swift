@@ -45,6 +45,8 @@ struct InstallTests {
                                                // Without systemd: staged under the prefix, as /usr/local has no init.d of its own.
                                                "\(Self.prefix)/etc/init.d/reachd", "\(Self.prefix)/share/reachd/inittab",
                                                "\(ScratchInstall.gioModuleDirectory)/libgioreachd.so"]), "\(manifest.files.sorted())")
+        // One program on an image (issue 45): reachctl is reachd by another name, in the same folder.
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: destination + "\(Self.prefix)/bin/reachctl")) == "reachd")
         // The directories it made, under the prefix and on the way to GLib's module folder (the
         // module goes where GLib reads modules, whatever the prefix), and none that were there
         // before (/usr/local, /usr/local/bin).

@@ -8,7 +8,7 @@ import Testing
 /// a reader looks for; both pages name their files under the prefix they were installed with
 /// and carry the version in their footers, and `man` renders them without a warning.
 ///
-/// reachctl's page is generated from its argument parser at install (PackageTests check its
+/// reachctl's page is generated from its command line's declaration at install (PackageTests check its
 /// options); reachd's is written by hand, so it is held to reachd here.
 @Suite("Manual pages", .timeLimit(.minutes(25)))
 struct ManualPageTests {

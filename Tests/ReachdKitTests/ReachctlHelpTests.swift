@@ -42,7 +42,7 @@ struct ReachctlHelpTests {
             #expect(mentions <= 1, "reachctl \(command.joined()) --help: \(entry)")
         }
         if command == ["wait"] {
-            // The defaults are still there, once each, as ArgumentParser writes them.
+            // The defaults are still there, once each, as swift-argument-parser wrote them.
             for (option, shown) in [("--level", "(default: routable)"), ("--timeout", "(default: 30)"), ("--stable", "(default: 0)")] {
                 let entry = entries.first { $0.hasPrefix("  \(option) ") }
                 #expect(entry?.contains(shown) == true, "\(option): \(entry ?? "missing")")

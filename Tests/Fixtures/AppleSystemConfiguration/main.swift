@@ -27,8 +27,8 @@
 //                             handler on a queue of its own (bench)
 //   Without --on-event-loop these run on Swift's own executors, as an app for Apple's platforms
 //   runs (there, once a task has slept, libdispatch re-arms a timer every second for the life of
-//   the process; Sources/reachctl/ReachctlMain.swift); with it, reachd's event loop is Swift's
-//   main and default executor on the main thread, as reachctl runs.
+//   the process; Sources/ReachctlCommands/ReachctlProgram.swift); with it, reachd's event loop is
+//   Swift's main and default executor on the main thread, as reachctl runs.
 import Foundation
 // For the bench's idle rows (--on-event-loop).
 import ReachdEventLoops

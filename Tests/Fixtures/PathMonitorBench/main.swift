@@ -11,7 +11,7 @@ import ReachdKit
 ///
 /// By default on Swift's own executors, as an app written for Apple's platforms runs: there,
 /// once any task has slept (`Task.sleep`), libdispatch re-arms a timer every second for the life
-/// of the process (ReachctlMain.swift). `--on-event-loop` makes reachd's event loop Swift's main and
+/// of the process (ReachctlProgram.swift). `--on-event-loop` makes reachd's event loop Swift's main and
 /// default executor on the main thread, as reachctl does, so that what remains idle is the
 /// monitor's own.
 @main

@@ -1,19 +1,26 @@
-import ArgumentParser
+import CommandGrammar
 import Glibc
 import ReachdKit
 
 /// `--service session|system|in-process`: who answers, as `REACHD_SERVICE` chooses (contract 4,
 /// §2.1). Without it, the nearest: reachd on the session bus, else on the system bus, else reachd's
 /// engine run in reachctl itself, where no reachd shares this network namespace.
-struct ServiceOption: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Who answers: session, system or in-process (default: the nearest; also REACHD_SERVICE).",
-        valueName: "provider"))
-    var service: Provider?
+struct ServiceOption {
+    static let option = Option.value(
+        "service", name: "provider",
+        help: "Who answers: session, system or in-process (default: the nearest; also REACHD_SERVICE).",
+        allowed: Provider.allCases.map(\.rawValue))
 
-    enum Provider: String, ExpressibleByArgument, CaseIterable {
+    let service: Provider?
+
+    enum Provider: String, CaseIterable {
         case session, system
         case inProcess = "in-process"
+    }
+
+    /// The grammar took only the provider names.
+    init(_ invocation: Invocation) {
+        service = invocation.value(Self.option.long).flatMap(Provider.init(rawValue:))
     }
 
     /// Passes the choice to the library the way the environment does, for every manager and query;

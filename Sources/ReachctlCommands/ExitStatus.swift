@@ -1,4 +1,3 @@
-import ArgumentParser
 import ReachdKit
 
 /// reachctl's exit statuses: part of its interface. `reachctl --help` lists them all; each
@@ -18,7 +17,7 @@ enum ExitStatus: Int32 {
     case refused = 4
     /// `wait --level online` where no connectivity check runs or can come: it can never hold here.
     case cannotEvaluate = 5
-    /// A bad command line (ArgumentParser's and `main`'s own usage errors).
+    /// A bad command line (CommandGrammar's usage errors and the commands' own checks).
     case usage = 64
     /// The answer could not be written to standard output (a full disk, a closed pipe): EX_IOERR,
     /// as 64 is EX_USAGE.

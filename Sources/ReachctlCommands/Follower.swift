@@ -1,4 +1,3 @@
-import ArgumentParser
 import ReachdKit
 
 /// `watch` and `host --watch`: prints each update until interrupted. While reachd cannot be

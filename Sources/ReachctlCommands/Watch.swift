@@ -1,9 +1,10 @@
-import ArgumentParser
+import CommandGrammar
 import ReachdKit
 
 extension Reachctl {
-    struct Watch: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    struct Watch {
+        static let command = Command(
+            name: "watch",
             abstract: "Print the default route's reachability now and one line per change, until interrupted.",
             discussion: """
                 Each line is written as soon as the change arrives; it ends with the reason when the \
@@ -20,12 +21,16 @@ extension Reachctl {
                 appears on the bus by other means; reachd --check-config names the problem.
 
                 \(ExitStatus.watchHelp)
-                """)
+                """,
+            options: [.flag("json", help: "Print one JSON object per line instead of text."), ServiceOption.option])
 
-        @Flag(help: "Print one JSON object per line instead of text.")
-        var json = false
+        let json: Bool
+        let provider: ServiceOption
 
-        @OptionGroup var provider: ServiceOption
+        init(_ invocation: Invocation) {
+            json = invocation.flag("json")
+            provider = ServiceOption(invocation)
+        }
 
         func run() async throws {
             try provider.apply()

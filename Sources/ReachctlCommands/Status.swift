@@ -1,21 +1,26 @@
-import ArgumentParser
+import CommandGrammar
 import ReachdKit
 
 extension Reachctl {
-    struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    struct Status {
+        static let command = Command(
+            name: "status",
             abstract: "Print the default route's reachability once.",
             discussion: """
                 Reads every property of io.reachd.Reachability1 in one call. Scripts that want a \
                 yes or no should use `reachctl wait --timeout 0`.
 
                 \(ExitStatus.readHelp)
-                """)
+                """,
+            options: [.flag("json", help: "Print one JSON object instead of text."), ServiceOption.option])
 
-        @Flag(help: "Print one JSON object instead of text.")
-        var json = false
+        let json: Bool
+        let provider: ServiceOption
 
-        @OptionGroup var provider: ServiceOption
+        init(_ invocation: Invocation) {
+            json = invocation.flag("json")
+            provider = ServiceOption(invocation)
+        }
 
         func run() async throws {
             try provider.apply()

@@ -1,16 +1,15 @@
-import ArgumentParser
 import ReachdKit
 
 /// A number of seconds on the command line: decimals allowed, `inf` (or `infinity`) for no limit
 /// where the option takes it.
 ///
-/// Any number parses, negative, huge and NaN ones too, so that `validate()` can say which range
-/// the option takes (`--timeout must be from 0 to 31536000 seconds …; got 1e19`) instead of
-/// ArgumentParser's generic "invalid value". A number beyond the range never becomes a
+/// Any number parses, negative, huge and NaN ones too, so that the command can say which range
+/// the option takes (`--timeout must be from 0 to 31536000 seconds …; got 1e19`) instead of a
+/// generic "invalid value". A number beyond the range never becomes a
 /// `Duration`: `1e19` seconds trapped in `Duration.components` and killed reachctl by SIGILL
 /// (issue 29). Only the words mean no limit: `1e400`, which `Double` reads as infinity, is out
-/// of range like `1e19`. The default shows in `--help` as it was written (`30`, not `30.0`).
-struct Seconds: ExpressibleByArgument, Equatable {
+/// of range like `1e19`.
+struct Seconds: Equatable {
     /// What any option of seconds takes: up to a year (OptionRange).
     static let range = OptionRange.seconds(from: 0)
 
@@ -38,8 +37,6 @@ struct Seconds: ExpressibleByArgument, Equatable {
             duration = Self.range.duration(seconds: number)
         }
     }
-
-    var defaultValueDescription: String { text }
 
     /// How the range reads in an option's refusal and help.
     static var rangeText: String {

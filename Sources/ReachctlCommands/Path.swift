@@ -1,9 +1,10 @@
-import ArgumentParser
+import CommandGrammar
 import ReachdKit
 
 extension Reachctl {
-    struct Path: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    struct Path {
+        static let command = Command(
+            name: "path",
             abstract: "Print the network path as NWPathMonitor would describe it.",
             discussion: """
                 Status (satisfied, unsatisfied), the reason, the level, IPv4/IPv6/DNS support, \
@@ -11,12 +12,16 @@ extension Reachctl {
                 could carry a path and the gateways, read in one call.
 
                 \(ExitStatus.readHelp)
-                """)
+                """,
+            options: [.flag("json", help: "Print one JSON object instead of text."), ServiceOption.option])
 
-        @Flag(help: "Print one JSON object instead of text.")
-        var json = false
+        let json: Bool
+        let provider: ServiceOption
 
-        @OptionGroup var provider: ServiceOption
+        init(_ invocation: Invocation) {
+            json = invocation.flag("json")
+            provider = ServiceOption(invocation)
+        }
 
         func run() async throws {
             try provider.apply()

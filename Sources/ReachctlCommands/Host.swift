@@ -1,9 +1,10 @@
-import ArgumentParser
+import CommandGrammar
 import ReachdKit
 
 extension Reachctl {
-    struct Host: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    struct Host {
+        static let command = Command(
+            name: "host",
             abstract: "Print whether one host (a DNS name or an IP address) is reachable.",
             discussion: """
                 Without --watch this is one CheckHost call, and the exit status says whether the \
@@ -14,18 +15,22 @@ extension Reachctl {
                 says why on standard error and waits for it.
 
                 \(ExitStatus.hostHelp)
-                """)
+                """,
+            arguments: [Positional("host", help: "A DNS name, or an IPv4 or IPv6 address.")],
+            options: [.flag("watch", help: "Keep printing a line per change until interrupted."),
+                      .flag("json", help: "Print JSON (one object per line) instead of text."), ServiceOption.option])
 
-        @Argument(help: "A DNS name, or an IPv4 or IPv6 address.")
-        var host: String
+        let host: String
+        let watch: Bool
+        let json: Bool
+        let provider: ServiceOption
 
-        @Flag(help: "Keep printing a line per change until interrupted.")
-        var watch = false
-
-        @Flag(help: "Print JSON (one object per line) instead of text.")
-        var json = false
-
-        @OptionGroup var provider: ServiceOption
+        init(_ invocation: Invocation) {
+            host = invocation.arguments[0]
+            watch = invocation.flag("watch")
+            json = invocation.flag("json")
+            provider = ServiceOption(invocation)
+        }
 
         func run() async throws {
             try provider.apply()

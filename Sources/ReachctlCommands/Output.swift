@@ -9,7 +9,12 @@ enum Output {
     /// that did not reach its reader is no success. A full disk (`> /dev/full`) says so on
     /// standard error; a reader that left (`| head -1`, libdbus ignores SIGPIPE) ends it quietly.
     static func line(_ text: String) {
-        guard let failure = write(text + "\n", to: STDOUT_FILENO) else { return }
+        Self.text(text + "\n")
+    }
+
+    /// Text that ends its own lines (help, a completion script), as `line` writes.
+    static func text(_ text: String) {
+        guard let failure = write(text, to: STDOUT_FILENO) else { return }
         if failure != EPIPE { error("cannot write to standard output: \(String(cString: strerror(failure)))") }
         exit(ExitStatus.outputFailed.rawValue)
     }
@@ -19,7 +24,7 @@ enum Output {
         write("reachctl: " + text + "\n", to: STDERR_FILENO)
     }
 
-    /// Lines already in reachctl's words (the usage errors Reachctl.main rewords).
+    /// Lines already in reachctl's words (a usage error with its usage lines).
     static func standardError(_ text: String) {
         write(text + "\n", to: STDERR_FILENO)
     }
