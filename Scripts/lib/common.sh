@@ -54,6 +54,10 @@ REACHD_RELEASE_FLAGS=(
     # dlsyms reachd or reachctl, and the export table costs 0.25 MB on disk and
     # 0.35 MiB of idle RSS (the loader reads and hashes it at start).
     -Xlinker --no-export-dynamic
+    # Each Swift function in a section of its own, as the static runtime's already are: without
+    # it a module's code is one section, which the order below cannot split and --gc-sections
+    # keeps whole (issue 45: the order file had placed nothing of reachd's own).
+    -Xswiftc -Xfrontend -Xswiftc -function-sections
     -Xlinker "--symbol-ordering-file=$REACHD_ROOT/Scripts/layout/reachd.order"
     -Xlinker --no-warn-symbol-ordering
 )

@@ -76,8 +76,9 @@ package struct ReachabilityDaemon: Sendable {
     private enum Ending { case shutdown, nameLost, sessionLost }
 
     /// Serves until `shutdown` is requested (returns), another instance takes
-    /// the name over (returns), or the served bus is lost (throws).
-    package func run(until shutdown: ShutdownRequest) async throws {
+    /// the name over (returns), or the served bus is lost (throws). `serving` runs once, when
+    /// start-up is done: the first state read and published, the name owned.
+    package func run(until shutdown: ShutdownRequest, serving: @Sendable () -> Void = {}) async throws {
         // `session` is the served bus, whichever it is: the name below is the session
         // instance's, the code is the same for both.
         let session = try await configuration.bus == .system ? Connection.system(loop: loop) : Connection.session(loop: loop)
@@ -111,6 +112,7 @@ package struct ReachabilityDaemon: Sendable {
             sender: .bus, interface: .bus, member: "NameLost", arguments: [0: Self.busName.rawValue]))
         let uniqueName = await session.uniqueName?.rawValue ?? "?"
         logger.info("serving \(Self.busName) on the \(configuration.bus.rawValue) bus as \(uniqueName)")
+        serving()
 
         let ending = await firstEnding(of: [
             {

@@ -230,7 +230,7 @@ enum Reachd {
         // The daemon also returns by itself when another instance takes the
         // name over (--replace): a clean end (exit 0), not a failure.
         do {
-            try await daemon.run(until: shutdown)
+            try await daemon.run(until: shutdown) { StartUpPages.giveBack(logger: logger) }
             return 0
         } catch ReachabilityDaemonError.busLost(.session) {
             // The session ending (a logout, dbus-run-session's command exiting) takes its bus
