@@ -14,7 +14,7 @@ extension Tool {
     private var header: String { "completions for \(name), made by `\(name) --generate-completion-script`" }
 
     private func optionWords(_ command: Command) -> [String] {
-        command.allOptions.flatMap { option in (option.short.map { ["-\($0)"] } ?? []) + ["--\(option.long)"] }
+        command.allOptions.flatMap(\.words)
     }
 
     // MARK: bash
@@ -25,8 +25,7 @@ extension Tool {
         for command in commands {
             let patterns = command.name == defaultCommand ? ["\(command.name)", ""] : [command.name]
             for option in command.options where !option.isFlag {
-                let words = (option.short.map { ["-\($0)"] } ?? []) + ["--\(option.long)"]
-                let pattern = patterns.flatMap { name in words.map { "\(name):\($0)" } }.joined(separator: "|")
+                let pattern = patterns.flatMap { name in option.words.map { "\(name):\($0)" } }.joined(separator: "|")
                 switch option.completion {
                 case .values(let values)?:
                     valueCases.append("    \(pattern)) COMPREPLY=($(compgen -W '\(values.joined(separator: " "))' -- \"$cur\")); return ;;")
@@ -138,11 +137,11 @@ extension Tool {
         command.allOptions.map { option in
             let description = "[\(Self.zshEscaped(option.help))]"
             var action = ""
-            if !option.isFlag {
+            if let valueName = option.valueName {
                 switch option.completion {
-                case .values(let values)?: action = ":\(option.valueName ?? option.long):(\(values.joined(separator: " ")))"
-                case .shellCommand(let shellCommand)?: action = ":\(option.valueName ?? option.long):($(\(shellCommand) 2>/dev/null))"
-                case nil: action = ":\(option.valueName ?? option.long): "
+                case .values(let values)?: action = ":\(valueName):(\(values.joined(separator: " ")))"
+                case .shellCommand(let shellCommand)?: action = ":\(valueName):($(\(shellCommand) 2>/dev/null))"
+                case nil: action = ":\(valueName): "
                 }
             }
             let repeating = option.isRepeating ? "*" : ""

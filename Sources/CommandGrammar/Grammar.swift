@@ -26,6 +26,11 @@ public struct Tool: Sendable {
     /// The command words, `help` last: what a mistyped command is told.
     public var commandWords: [String] { commands.map(\.name) + ["help"] }
 
+    /// What a word in the command's place that names none is told.
+    public func unknownCommand(_ word: String) -> String {
+        "unknown command '\(word)'; the commands are \(commandWords.joined(separator: ", "))"
+    }
+
     public func command(named name: String) -> Command? { commands.first { $0.name == name } }
 }
 
@@ -101,6 +106,9 @@ public struct Option: Sendable {
     }
 
     public var isFlag: Bool { valueName == nil }
+
+    /// `-i`, `--interface`: what a user may type for it.
+    var words: [String] { (short.map { ["-\($0)"] } ?? []) + ["--\(long)"] }
 
     /// `-i, --interface <interface>`, as help and usage errors show it.
     var label: String {

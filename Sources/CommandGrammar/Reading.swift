@@ -75,7 +75,7 @@ extension Tool {
         case "help":
             guard let word = words.dropFirst().first else { return .help(command: nil) }
             guard command(named: word) != nil, words.count == 2 else {
-                throw UsageError("unknown command '\(word)'; the commands are \(commandWords.joined(separator: ", "))", command: nil)
+                throw UsageError(unknownCommand(word), command: nil)
             }
             return .help(command: word)
         default:

@@ -49,7 +49,7 @@ enum Reachctl {
     static func main() async {
         let arguments = serviceAfterCommand(Array(CommandLine.arguments.dropFirst()))
         if let word = arguments.first, !word.hasPrefix("-"), !tool.commandWords.contains(word) {
-            Output.error("unknown command '\(word)'; the commands are \(tool.commandWords.joined(separator: ", "))")
+            Output.error(tool.unknownCommand(word))
             exit(ExitStatus.usage.rawValue)
         }
         do {
