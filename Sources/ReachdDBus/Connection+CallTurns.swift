@@ -1,6 +1,5 @@
 import CReachdDBus
 import CReachdMemory
-import Glibc
 
 /// Calls are answered in turns between senders (`SenderTurns`), a bounded number per turn of the
 /// loop, while the loop keeps reading: a caller's call is read soon after it reaches the socket,
@@ -26,11 +25,22 @@ extension Connection {
     /// After a backlog this long, what it held goes back to the system once it is answered.
     static let backlogWorthTrimming = 4_096
 
-    /// Replies queued for the bus beyond which no more calls are answered until it has read them.
-    static let outgoingBacklog = 1 << 10
-    /// The connection socket's send buffer (the kernel doubles it): replies written and not yet
-    /// read by the bus wait there in order, ahead of any later reply.
-    static let socketSendBuffer: Int32 = 2 << 10
+    /// Replies queued in libdbus for the bus beyond which no more calls are answered until it has
+    /// read some: a bound on what a bus that stops reading can make this connection hold, not a
+    /// pace. Replies go at reachd's own pace into the socket's default send buffer.
+    ///
+    /// Holding replies back to keep the queue short (1 KiB here and a 4 KiB socket buffer, until
+    /// 2026-11-29) made the flood it was meant to tame worse. The bus keeps every call routed to
+    /// reachd on one list until it reads the reply, and walks that list for each call it routes
+    /// and each reply it reads (`bus_connections_expect_reply`, `_check_reply`); it reads a
+    /// connection at most 4 KiB at a time. Held replies left the bus little to read when it came
+    /// to this connection, so the list grew toward the whole flood and the bus's CPU per flood of
+    /// 256 × 128 grew from 4 s to 14 s over five floods, another user waiting up to 6 s. With the
+    /// socket full of answers, the bus's CPU stays at 2-4 s a flood, as for a C service that answers
+    /// every call at once, and the other user's worst is under 0.2 s (docs/contributors/benchmarks.md,
+    /// the flood row). Where a flood comes faster than the bus turns to this connection, the bus
+    /// still starves it (`SystemInstanceFloodTests`).
+    static let outgoingBacklog = 64 << 10
 
     /// Counts calls by `account` when taking turns: on the system bus a user's connections are
     /// one account, so another user waits for one of that user's calls, not one per connection.
@@ -44,13 +54,9 @@ extension Connection {
         callTurnAccount?(BusName(validated: sender))
     }
 
-    /// Answers up to `callsPerTurn` waiting calls in round order, while the bus keeps up with the
-    /// replies; asks for another turn while some wait, so the loop reads and serves in
-    /// alternation and never sleeps on waiting calls.
-    ///
-    /// The bus reads this connection's replies as one of all its connections, so under a flood
-    /// they queue before it: measured, 190 KiB of refusals in the socket held another user's
-    /// reply for seconds. Calls wait here instead, in turns, and each reply joins a short queue.
+    /// Answers up to `callsPerTurn` waiting calls in round order, unless the bus has stopped
+    /// reading the replies; asks for another turn while some wait, so the loop reads and serves
+    /// in alternation and never sleeps on waiting calls.
     func serveCallTurns() {
         guard !callTurns.isEmpty else { return }
         var served = 0
@@ -70,15 +76,6 @@ extension Connection {
     }
 
     private var repliesBacklogged: Bool { dbus_connection_get_outgoing_size(raw) >= Self.outgoingBacklog }
-
-    /// Keeps the replies that wait for the bus in libdbus's queue, behind `serveCallTurns`'s
-    /// check, rather than in a large socket buffer nobody can reorder.
-    func limitSocketSendBuffer() {
-        var descriptor: Int32 = -1
-        guard dbus_connection_get_socket(raw, &descriptor) != 0, descriptor >= 0 else { return }
-        var size = Self.socketSendBuffer
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    }
 
     /// A unique name that left the bus (its `NameOwnerChanged`): its calls will never be answered
     /// to anybody, and answering them after the signal would act for a gone caller (a monitor

@@ -173,6 +173,7 @@ final class LibdbusMainLoop {
             let relevant = flags & wanted
             if relevant != 0 { dbus_watch_handle(watch, relevant) }
             if relevant & DBUS_WATCH_READABLE.rawValue != 0 { readAhead(watch, on: descriptor) }
+            if relevant & DBUS_WATCH_WRITABLE.rawValue != 0 { writeOn(watch, on: descriptor) }
         }
     }
 
@@ -193,6 +194,26 @@ final class LibdbusMainLoop {
 
     /// About 1 MiB: libdbus reads up to 4 KiB per handle.
     private static let readAheadPerTurn = 256
+
+    /// libdbus writes at most a few KiB per `dbus_watch_handle` too. Once replies have queued (the
+    /// bus was slow to read them), a turn writes on while the socket takes them, up to
+    /// `writeOnPerTurn`: a turn that read a flood is long, and a few KiB of replies per turn would
+    /// leave the socket emptier than the bus could read it.
+    private func writeOn(_ watch: OpaquePointer, on descriptor: Int32) {
+        var writes = 0
+        var queued = dbus_connection_get_outgoing_size(connection)
+        while queued > 0, writes < Self.writeOnPerTurn,
+              watchesByDescriptor[descriptor]?.contains(watch) == true, dbus_watch_get_enabled(watch) != 0 {
+            dbus_watch_handle(watch, DBUS_WATCH_WRITABLE.rawValue)
+            writes += 1
+            let left = dbus_connection_get_outgoing_size(connection)
+            guard left < queued else { break }  // the socket is full
+            queued = left
+        }
+    }
+
+    /// About 1 MiB, as `readAheadPerTurn`.
+    private static let writeOnPerTurn = 256
 
     // MARK: Timeouts
 

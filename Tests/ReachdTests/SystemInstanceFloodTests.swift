@@ -17,12 +17,14 @@ struct SystemInstanceFloodTests {
     /// over, against reachd as `Scripts/install` builds it (the figure is the product's).
     ///
     /// 16 of the 128 calls the bus lets each connection have waiting (4,096 names a flood, 16
-    /// times the user's cap): the bus daemon looks each call and each reply up among every call
-    /// waiting on the bus (`bus_connections_expect_reply` and `_check_reply` walk one list: 83 %
-    /// of its CPU under the full flood), so its own cost grows with the square of the flood. At
-    /// 256 × 64 and more the other user's worst passes 1 s in some floods (0.8-2.3 s, once each,
-    /// early in the flood; issue 44's closing note); Scripts/bench's `flood` row runs the whole
-    /// 256 × 128 five times and reports it.
+    /// times the user's cap). The bus keeps each call routed to reachd on one list until it reads
+    /// the reply and walks that list for every call and reply it handles; it reads reachd's one
+    /// connection at most 4 KiB at a time, between reads of the flooder's 256. Scripts/bench's
+    /// `flood` row runs the whole 256 × 128 five times (worst under 0.2 s since 2026-11-29).
+    /// Here, beside the test process, the same flood comes faster than the bus turns to reachd's
+    /// connection: reachd's own counters showed nothing read from its full socket for 4.5 s at a
+    /// time while the bus routed the flood, and at 256 × 64 the worst was 0.6-2.7 s (issue 44's
+    /// closing note).
     @Test("five floods of never-answered names from one user's 256 connections: another user's literal is answered within 1 s throughout each, the flood beyond the cap is refused, and reachd's memory comes back")
     func anotherUsersLiteralIsAnsweredThroughFloods() async throws {
         // Debian's system bus with reachd's policy, and nothing else on it.
