@@ -131,14 +131,27 @@ extension Connection {
                     reply(to: call, error: Self.dbusError(from: error))
                 }
             case .deferred(let handler):
-                Task {
-                    do {
-                        let body = try await handler(call)
-                        self.reply(to: call, body: body, expected: expected)
-                    } catch {
-                        self.reply(to: call, error: Self.dbusError(from: error))
-                    }
+                answerLater(call, by: handler, expected: expected)
+            case .atOnceOrDeferred(let atOnce, let handler):
+                do {
+                    guard let body = try atOnce(self, call) else { return answerLater(call, by: handler, expected: expected) }
+                    reply(to: call, body: body, expected: expected)
+                } catch {
+                    reply(to: call, error: Self.dbusError(from: error))
                 }
+            }
+        }
+    }
+
+    /// Runs `handler` as a task and answers `call` when it returns.
+    private func answerLater(_ call: Message, by handler: @escaping @Sendable (Message) async throws -> [DBusValue],
+                             expected: Signature) {
+        Task {
+            do {
+                let body = try await handler(call)
+                self.reply(to: call, body: body, expected: expected)
+            } catch {
+                self.reply(to: call, error: Self.dbusError(from: error))
             }
         }
     }

@@ -55,6 +55,19 @@ public struct MethodDeclaration: Sendable {
         case immediate(@Sendable (isolated Connection, Message) throws -> [DBusValue])
         /// Runs as a task; the reply is sent when it returns. For work that waits.
         case deferred(@Sendable (Message) async throws -> [DBusValue])
+        /// Answered at once where the first closure can, on the connection's thread (its values,
+        /// or the error it throws), and as `deferred` by the second where it returns nil: a call
+        /// cheap to refuse is refused without a task, so a flood of them costs what each
+        /// refusal does.
+        case atOnceOrDeferred(@Sendable (isolated Connection, Message) throws -> [DBusValue]?,
+                              @Sendable (Message) async throws -> [DBusValue])
+
+        var waits: Bool {
+            switch self {
+            case .immediate: false
+            case .deferred, .atOnceOrDeferred: true
+            }
+        }
     }
 
     public let name: MemberName
@@ -82,7 +95,7 @@ public struct MethodDeclaration: Sendable {
         self.handler = handler
         inputSignature = Signature.joining(self.inputs.map(\.signature))
         outputSignature = Signature.joining(self.outputs.map(\.signature))
-        if cachedPer != nil, case .deferred = handler {
+        if cachedPer != nil, handler.waits {
             preconditionFailure("\(name): only an immediate method's reply can be cached")
         }
         precondition(cachedPer == nil || self.inputs.isEmpty, "\(name): a method with arguments has no one reply to cache")

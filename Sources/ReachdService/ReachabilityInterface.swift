@@ -49,13 +49,20 @@ enum ReachabilityInterface {
                 }),
                 MethodDeclaration(name: ReachdContract.checkConnectivity, outputs: ["connectivity": "s"],
                                   handler: .deferred { _ in [.string(try await checker.check())] }),
+                // A name its caller's account has no room to wait for is refused before any task
+                // is made: a flood beyond the cap costs reachd (and the bus, which keeps every
+                // unanswered call on one list) as little as a refusal can (issue 44).
                 MethodDeclaration(name: ReachdContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
-                                  handler: .deferred { call in
+                                  handler: .atOnceOrDeferred({ _, call in
+                    let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
+                    try monitors.refuseIfNoRoom(host, for: callers.account(of: try sender(of: call)))
+                    return nil
+                }, { call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
                     let caller = try sender(of: call)
                     let report = try await monitors.check(host, for: callers.account(of: caller), caller: caller.rawValue)
                     return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
-                }),
+                })),
             ],
             properties: PublishedReachability.contractProperties.map { $0.declaration(current: current, cachedPer: replies) } + [
                 // The registry advances `replies` as the count changes (`BusHostMonitors.countChangedAtOnce`).

@@ -214,13 +214,23 @@ package final class HostMonitorRegistry: Sendable {
         }
     }
 
+    /// Throws what `check` would answer `host` with, `LimitExceeded`, when it is a name `account`
+    /// has no room left to wait for; returns otherwise. Cheap and synchronous: it runs on the
+    /// connection's thread for each `CheckHost`, before any task is made for the call.
+    package func refuseIfNoRoom(_ host: HostSpecification, for account: String) throws(DBusError) {
+        guard case .name(let name) = host, evaluator.resolver.wouldRefuse(name, for: account) else { return }
+        throw Self.error(for: .queueFull(evaluator.resolver.queuedLimit), account: account)
+    }
+
     private static func error(for refusal: Resolver.Refusal, account: String) -> DBusError {
         switch refusal {
         case .queueFull(let limit):
-            let holder = account.hasPrefix("uid ")
-                ? "this user (\(account)) already has \(limit) host names waiting to be resolved over all its connections, the most one user may have"
-                : "this connection already has \(limit) host names waiting to be resolved, the most one client may have"
-            return ReachdContract.limitExceeded("\(holder); ask again once some have been answered")
+            // Short on purpose: under a flood the bus reads reachd's replies a few KiB at a time
+            // (dbus-daemon's max_bytes_read_per_iteration, 2 KiB), and every call still waiting
+            // for its reply costs the bus a step for each call and reply it handles. The error's
+            // name says what happened; the sentence says whose cap it is.
+            let holder = account.hasPrefix("uid ") ? account : "this connection"
+            return ReachdContract.limitExceeded("\(holder) has \(limit) names waiting (the cap)")
         case .callerLeft:
             return ReachdContract.tryAgain("the caller left the bus before its name was resolved")
         }

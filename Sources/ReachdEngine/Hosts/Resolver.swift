@@ -89,6 +89,14 @@ final class Resolver: Sendable {
         try await lookUp(name, for: client, caller: caller, capped: true).get()
     }
 
+    /// Whether `resolve(_:for:caller:)` would refuse `name` now (`Refusal.queueFull`): `client`
+    /// has `queuedLimit` lookups waiting, and `name` is not in `/etc/hosts`. Asked without a task,
+    /// so a flood beyond the cap costs what its refusal costs; a lookup asked for after a `false`
+    /// is still capped.
+    func wouldRefuse(_ name: String, for client: String) -> Bool {
+        threads.isFull(for: client) && hostsFile().addresses(of: name) == nil
+    }
+
     /// `caller` left the bus: its waiting lookups are dropped (they answer `.callerLeft`).
     func callerLeft(_ caller: String) {
         threads.callerLeft(caller)

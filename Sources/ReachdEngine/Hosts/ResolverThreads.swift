@@ -92,6 +92,13 @@ final class ResolverThreads: @unchecked Sendable {
         return queue.pendingCount
     }
 
+    /// Whether a capped job of `client` would be refused now: `queuedLimit` of its jobs wait.
+    func isFull(for client: String) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return queue.queuedCount(of: client) >= queue.queuedLimit
+    }
+
     /// Runs `job` for `client` on one of the threads, when its turn comes; false (and `job` is
     /// never called) when it is `capped` and `client` already has `queuedLimit` lookups waiting.
     ///
