@@ -12,7 +12,8 @@
 # at once), `nobody` probes (host-flood probe: CheckHost 127.0.0.1 every 20 ms, timed). Figures:
 # the probe's worst latency over five floods, one after another, each from its start until only
 # the calls reachd took on are left, and reachd's VmRSS before the floods and 30 s after the last
-# flooder left.
+# flooder left. Each flood's lines also say what reachd and the bus daemon spent of CPU on it:
+# the bus's own cost is what grows when reachd's replies do not keep up.
 # shellcheck shell=bash disable=SC2154
 
 bench_flood() {
@@ -37,6 +38,7 @@ bench_flood() {
     printf 'nameserver 192.0.2.1\noptions timeout:30 attempts:1\n' >"$resolver"
     chmod 644 "$resolver"
     si_system_bus "$directory" "$policies" Z
+    local bus_pid="${BS_PIDS[-1]}"
     unshare --net --mount --propagation private -- /bin/sh -c '
         ip link set lo up && ip link add fv0 type veth peer name fv1 && ip link set fv1 up &&
         ip address add 192.0.2.2/24 dev fv0 && ip link set fv0 up && ip route add default via 192.0.2.1 &&
@@ -57,13 +59,15 @@ bench_flood() {
         BS_PIDS+=("$probe_pid")
         sleep 2
         before=$(bs_kib "$reachd_pid" VmRSS)
-        local ticks_before; ticks_before=$(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat")
-        local round lines_before lines_after round_worst worsts=""
+        local ticks_before; ticks_before=$(bs_ticks "$reachd_pid")
+        local round lines_before lines_after round_worst worsts="" reachd_ticks bus_ticks
         worst=0
         # Five floods, one after another (issue 44): each until only the calls reachd took on are left
         # (host-flood's `waiting` line), then the flooder leaves with them and the next one comes.
         for round in 1 2 3 4 5; do
             lines_before=$(wc -l <"$directory/probe.out")
+            reachd_ticks=$(bs_ticks "$reachd_pid")
+            bus_ticks=$(bs_ticks "$bus_pid")
             (in_reachd daemon /usr/bin/python3 "$tool" flood "$Z" 256 128 "r${round}n%d.flood.test" >"$directory/flood$round.out" 2>&1) &
             flood_pid=$!
             BS_PIDS+=("$flood_pid")
@@ -74,11 +78,12 @@ bench_flood() {
             worsts+="${worsts:+, }$round_worst"
             [ "$round_worst" -le "$worst" ] || worst=$round_worst
             say "  flood $round: $(sed -n 's/^waiting \([0-9]*\) seconds \([0-9.]*\)$/all but \1 calls answered in \2 s/p' "$directory/flood$round.out"); $(grep '^so-far ' "$directory/flood$round.out" | tr '\n' ' ')"
+            say "    CPU during the flood: reachd $(bs_cpu_ms_since "$reachd_pid" "$reachd_ticks") ms, the bus $(bs_cpu_ms_since "$bus_pid" "$bus_ticks") ms"
             say "    probe: $((lines_after - lines_before)) answers, worst ${round_worst} ms; over 500 ms (answer: ms): $(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > 500 { printf "%d:%s ", NR, $1 }')"
             kill "$flood_pid" 2>/dev/null || true
             wait "$flood_pid" 2>/dev/null || true
         done
-        say "  the probe's worst in each flood: ${worsts} ms; reachd's CPU over the five: $(( ($(awk '{ print $14 + $15 }' "/proc/$reachd_pid/stat") - ticks_before) * 1000 / $(getconf CLK_TCK) )) ms"
+        say "  the probe's worst in each flood: ${worsts} ms; reachd's CPU over the five: $(bs_cpu_ms_since "$reachd_pid" "$ticks_before") ms"
         sleep 30
         after=$(bs_kib "$reachd_pid" VmRSS)
         kill "$probe_pid" 2>/dev/null || true

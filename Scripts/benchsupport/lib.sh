@@ -129,6 +129,9 @@ bs_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 # bs_ticks PID: utime + stime in clock ticks, all threads.
 bs_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# bs_cpu_ms_since PID TICKS: the CPU PID has used since bs_ticks said TICKS, in ms.
+bs_cpu_ms_since() { echo $(( ($(bs_ticks "$1") - $2) * 1000 / $(getconf CLK_TCK) )); }
+
 # bs_strace PID SECONDS OUT: `strace -c -f` of PID and all its threads for SECONDS;
 # the summary in OUT, strace's stderr in OUT.err, timeout's exit status in OUT.rc
 # (124: strace ran the whole window and was stopped by SIGINT).
