@@ -21,10 +21,11 @@ struct SystemInstanceFloodTests {
     /// the reply and walks that list for every call and reply it handles; it reads reachd's one
     /// connection at most 4 KiB at a time, between reads of the flooder's 256. Scripts/bench's
     /// `flood` row runs the whole 256 × 128 five times (worst under 0.2 s since 2026-11-29).
-    /// Started from this test, the same flood stalls the bus whatever answers it: reachd's own
-    /// counters showed nothing read from its full socket for 4.5 s at a time, at 256 × 64 the
-    /// worst was 0.6-2.7 s, and a C service answering every call at once in reachd's place had
-    /// not got through the first 256 × 128 in 120 s (3.5-4.3 s in the bench). Issue 44's note.
+    /// Started from this test, the same flood does not behave as the bench's: reachd's own
+    /// counters showed nothing read from its full socket for 4.5 s at a time, and at 256 × 64 the
+    /// worst was 0.6-2.7 s. With a C service answering every call at once in reachd's place, the
+    /// flooder stopped short of its answers, every process idle and every socket queue empty
+    /// (3.5-4.3 s a flood in the bench). Not understood yet: issue 44's note.
     @Test("five floods of never-answered names from one user's 256 connections: another user's literal is answered within 1 s throughout each, the flood beyond the cap is refused, and reachd's memory comes back")
     func anotherUsersLiteralIsAnsweredThroughFloods() async throws {
         // Debian's system bus with reachd's policy, and nothing else on it.
