@@ -131,11 +131,13 @@ extension Connection {
                     reply(to: call, error: Self.dbusError(from: error))
                 }
             case .deferred(let handler):
-                answerLater(call, by: handler, expected: expected)
-            case .atOnceOrDeferred(let atOnce, let handler):
+                answerLater(call, expected: expected) { try await handler(call) }
+            case .atOnceOrLater(let handler):
                 do {
-                    guard let body = try atOnce(self, call) else { return answerLater(call, by: handler, expected: expected) }
-                    reply(to: call, body: body, expected: expected)
+                    switch try handler(self, call) {
+                    case .now(let body): reply(to: call, body: body, expected: expected)
+                    case .later(let work): answerLater(call, expected: expected, by: work)
+                    }
                 } catch {
                     reply(to: call, error: Self.dbusError(from: error))
                 }
@@ -143,12 +145,11 @@ extension Connection {
         }
     }
 
-    /// Runs `handler` as a task and answers `call` when it returns.
-    private func answerLater(_ call: Message, by handler: @escaping @Sendable (Message) async throws -> [DBusValue],
-                             expected: Signature) {
+    /// Runs `work` as a task and answers `call` when it returns.
+    private func answerLater(_ call: Message, expected: Signature, by work: @escaping @Sendable () async throws -> [DBusValue]) {
         Task {
             do {
-                let body = try await handler(call)
+                let body = try await work()
                 self.reply(to: call, body: body, expected: expected)
             } catch {
                 self.reply(to: call, error: Self.dbusError(from: error))

@@ -55,19 +55,24 @@ public struct MethodDeclaration: Sendable {
         case immediate(@Sendable (isolated Connection, Message) throws -> [DBusValue])
         /// Runs as a task; the reply is sent when it returns. For work that waits.
         case deferred(@Sendable (Message) async throws -> [DBusValue])
-        /// Answered at once where the first closure can, on the connection's thread (its values,
-        /// or the error it throws), and as `deferred` by the second where it returns nil: a call
-        /// cheap to refuse is refused without a task, so a flood of them costs what each
-        /// refusal does.
-        case atOnceOrDeferred(@Sendable (isolated Connection, Message) throws -> [DBusValue]?,
-                              @Sendable (Message) async throws -> [DBusValue])
+        /// Runs on the connection's thread while the call is dispatched and says how it is
+        /// answered: at once (`.now`, or the error it throws), or by the work it returns, run as a
+        /// task (`.later`). A call cheap to refuse is refused without a task, so a flood of them
+        /// costs what each refusal does, and what was read to decide is handed to the work.
+        case atOnceOrLater(@Sendable (isolated Connection, Message) throws -> Answer)
 
         var waits: Bool {
             switch self {
             case .immediate: false
-            case .deferred, .atOnceOrDeferred: true
+            case .deferred, .atOnceOrLater: true
             }
         }
+    }
+
+    /// What an `atOnceOrLater` handler decided.
+    public enum Answer: Sendable {
+        case now([DBusValue])
+        case later(@Sendable () async throws -> [DBusValue])
     }
 
     public let name: MemberName

@@ -53,16 +53,16 @@ enum ReachabilityInterface {
                 // is made: a flood beyond the cap costs reachd (and the bus, which keeps every
                 // unanswered call on one list) as little as a refusal can (issue 44).
                 MethodDeclaration(name: ReachdContract.checkHost, inputs: ["host": "s"], outputs: ["status": "i", "flags": "u"],
-                                  handler: .atOnceOrDeferred({ _, call in
-                    let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
-                    try monitors.refuseIfNoRoom(host, for: callers.account(of: try sender(of: call)))
-                    return nil
-                }, { call in
+                                  handler: .atOnceOrLater { _, call in
                     let host = try HostSpecification(domain: call.body[0].stringValue ?? "")
                     let caller = try sender(of: call)
-                    let report = try await monitors.check(host, for: callers.account(of: caller), caller: caller.rawValue)
-                    return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
-                })),
+                    let account = callers.account(of: caller)
+                    try monitors.refuseIfNoRoom(host, for: account)
+                    return .later {
+                        let report = try await monitors.check(host, for: account, caller: caller.rawValue)
+                        return [.int32(report.status.rawValue), .uint32(report.flags.rawValue)]
+                    }
+                }),
             ],
             properties: PublishedReachability.contractProperties.map { $0.declaration(current: current, cachedPer: replies) } + [
                 // The registry advances `replies` as the count changes (`BusHostMonitors.countChangedAtOnce`).

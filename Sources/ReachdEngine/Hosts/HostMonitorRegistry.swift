@@ -225,10 +225,10 @@ package final class HostMonitorRegistry: Sendable {
     private static func error(for refusal: Resolver.Refusal, account: String) -> DBusError {
         switch refusal {
         case .queueFull(let limit):
-            // Short on purpose: under a flood the bus reads reachd's replies a few KiB at a time
-            // (dbus-daemon's max_bytes_read_per_iteration, 2 KiB), and every call still waiting
-            // for its reply costs the bus a step for each call and reply it handles. The error's
-            // name says what happened; the sentence says whose cap it is.
+            // Short on purpose: under a flood the bus reads reachd's replies at most 4 KiB a turn
+            // (dbus-daemon's max_bytes_read_per_iteration, 2 KiB, read twice), and every call
+            // still waiting for its reply costs the bus a step for each call and reply it handles.
+            // The error's name says what happened; the sentence says whose cap it is.
             let holder = account.hasPrefix("uid ") ? account : "this connection"
             return ReachdContract.limitExceeded("\(holder) has \(limit) names waiting (the cap)")
         case .callerLeft:
