@@ -167,7 +167,7 @@ let package = Package(
         .target(name: "CommandGrammar"),
         // The command line for people and scripts, on the client library: reachctl's commands,
         // run by the reachctl executable and by reachd called reachctl (one program on an image).
-        .target(name: "ReachctlCommands", dependencies: ["ReachdKit", "ReachdBuildVersion", "ReachdEventLoops", "CommandGrammar"]),
+        .target(name: "ReachctlCommands", dependencies: ["ReachdKit", "ReachdBuildVersion", "ReachdEventLoops", "CommandGrammar", "CReachdMemory"]),
         .executableTarget(name: "reachctl", dependencies: ["ReachctlCommands"]),
 
         // The test harness the test targets share: child processes, private

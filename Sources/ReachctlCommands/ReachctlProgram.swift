@@ -1,3 +1,4 @@
+import CReachdMemory
 import ReachdEventLoops
 import Glibc
 
@@ -11,6 +12,13 @@ import Glibc
 /// engine run inside it.
 public enum ReachctlProgram {
     public static func main() -> Never {
+        // Any connection may be sent a message of up to 32 MiB: a unicast signal reaches
+        // `reachctl watch` whatever it subscribed to. After the first such buffer is freed glibc
+        // raises its mmap threshold and serves the next from its heap, which it keeps: a second
+        // 30 MiB signal left `watch` 30 MiB larger for good. A fixed threshold, as reachd's,
+        // keeps large buffers in mappings of their own, returned when freed. (Not in ReachdKit:
+        // the process is the app's.)
+        _ = CMemory_set_mmap_threshold(128 * 1024)
         let loop: EventLoop
         do {
             loop = try EventLoop(name: "reachctl", thread: .caller)
