@@ -38,8 +38,7 @@ extension Connection {
     /// 256 × 128 grew from 4 s to 14 s over five floods, another user waiting up to 6 s. With the
     /// socket full of answers, the bus's CPU stays at 2-4 s a flood, as for a C service that answers
     /// every call at once, and the other user's worst is under 0.2 s (docs/contributors/benchmarks.md,
-    /// the flood row). Where a flood comes faster than the bus turns to this connection, the bus
-    /// still starves it (`SystemInstanceFloodTests`).
+    /// the flood row; `SystemInstanceFloodTests`).
     static let outgoingBacklog = 64 << 10
 
     /// Counts calls by `account` when taking turns: on the system bus a user's connections are

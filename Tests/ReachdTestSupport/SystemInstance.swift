@@ -94,6 +94,25 @@ public func withSystemInstance<T>(
     }
 }
 
+/// Runs `body` with `reachd --system` as `Scripts/install` builds it (`InstalledBuild.reachd`), as
+/// user `reachd`, serving on Debian's system bus holding the staged policy and nothing else (no
+/// NetworkManager): for the tests whose figures are the product's, under another user's attack.
+/// `resolverConfiguration`: as `ReachdProcess`'s.
+public func withInstalledSystemInstance<T>(
+    resolverConfiguration: String? = nil, _ body: (PrivateBus, ReachdProcess) async throws -> T
+) async throws -> T {
+    try await SystemInstance.ensureUsers()
+    let policies = try SystemInstance.stagedPolicyDirectory()
+    defer { try? FileManager.default.removeItem(at: policies) }
+    let bus = try PrivateBus(debianSystemBusWith: [policies.path])
+    defer { bus.stop() }
+    let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true, user: SystemInstance.serviceUser,
+                                   resolverConfiguration: resolverConfiguration, executable: try await InstalledBuild.reachd)
+    defer { reachd.stop() }
+    try await reachd.waitUntilServing()
+    return try await body(bus, reachd)
+}
+
 /// Runs `body` with Debian's system bus holding the staged policy (and the `reachd` user made),
 /// python-dbusmock's NetworkManager on it, and no reachd yet: the package's files in place.
 public func withDebianSystemBus<T>(_ body: (PrivateBus, NetworkManagerMock) async throws -> T) async throws -> T {

@@ -26,21 +26,10 @@ struct SystemInstanceFloodTests {
     /// at 1.6-2.3 s (issue 44's note).
     @Test("five floods of never-answered names from one user's 256 connections: another user's literal is answered within 1 s throughout each, the flood beyond the cap is refused, and reachd's memory comes back")
     func anotherUsersLiteralIsAnsweredThroughFloods() async throws {
+        let resolver = try Self.neverAnsweringResolver()
+        defer { try? FileManager.default.removeItem(atPath: (resolver as NSString).deletingLastPathComponent) }
         // Debian's system bus with reachd's policy, and nothing else on it.
-        try await SystemInstance.ensureUsers()
-        let policies = try SystemInstance.stagedPolicyDirectory()
-        defer { try? FileManager.default.removeItem(at: policies) }
-        let bus = try PrivateBus(debianSystemBusWith: [policies.path])
-        defer { bus.stop() }
-        do {
-            let resolver = try Self.neverAnsweringResolver()
-            defer { try? FileManager.default.removeItem(atPath: (resolver as NSString).deletingLastPathComponent) }
-            let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true,
-                                           user: SystemInstance.serviceUser, resolverConfiguration: resolver,
-                                           executable: try await InstalledBuild.reachd)
-            defer { reachd.stop() }
-            try await reachd.waitUntilServing()
-
+        try await withInstalledSystemInstance(resolverConfiguration: resolver) { bus, reachd in
             let probe = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, Self.tool, ["probe", bus.address, "127.0.0.1", "20"])
             defer { probe.stop() }
             try await eventually(timeout: .seconds(30), "the other user's probe is answered:\n\(probe.standardOutput)\(probe.standardError)") {

@@ -35,101 +35,87 @@ struct SystemInstanceLargeMessageTests {
 
     @Test("another user's 30 MiB array on GetStatus is refused InvalidArgs unread, three times: reachd's peak grows by libdbus's buffer and no more, its memory comes back, and a third user's GetStatus is answered throughout")
     func anotherUsersMistypedHugeCall() async throws {
-        try await SystemInstance.ensureUsers()
-        let policies = try SystemInstance.stagedPolicyDirectory()
-        defer { try? FileManager.default.removeItem(at: policies) }
-        let bus = try PrivateBus(debianSystemBusWith: [policies.path])
-        defer { bus.stop() }
-        let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true,
-                                       user: SystemInstance.serviceUser, executable: try await InstalledBuild.reachd)
-        defer { reachd.stop() }
-        try await reachd.waitUntilServing()
-        let victim = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, "/usr/bin/python3", ["-c", Self.victim, bus.address])
-        defer { victim.stop() }
-        try await eventually(timeout: .seconds(30), "the victim's GetStatus is answered: \(victim.standardError)") {
-            Self.latencies(victim.standardOutput).count >= 10
-        }
-        let residentBefore = try ProcessFigures.residentKiB(of: reachd.pid)
-        var figures: [String] = []
-        for attack in 1...Self.attacks {
-            try Self.resetPeak(of: reachd.pid)
-            let before = LargeMessageTests.Usage(reachd.pid)
-            let answeredBefore = Self.latencies(victim.standardOutput).count
-            let sender = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, "/usr/bin/python3",
-                                                   ["-c", LargeMessageTests.sender, "call", bus.address, "0"])
-            defer { sender.removeOutput() }
-            #expect(try await sender.exit(timeout: .seconds(60)) == 0, "\(sender.standardError)")
-            #expect(sender.standardOutput.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(sender.standardOutput)\(sender.standardError)")
-            // A few of the victim's calls after the attack's answer: the one queued behind it is among them.
-            try await eventually(timeout: .seconds(10), "the victim goes on being answered") {
-                Self.latencies(victim.standardOutput).count >= answeredBefore + 3
+        try await withInstalledSystemInstance { bus, reachd in
+            let victim = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, "/usr/bin/python3", ["-c", Self.victim, bus.address])
+            defer { victim.stop() }
+            try await eventually(timeout: .seconds(30), "the victim's GetStatus is answered: \(victim.standardError)") {
+                Self.latencies(victim.standardOutput).count >= 10
             }
-            let after = LargeMessageTests.Usage(reachd.pid)
-            let grownMiB = Double(after.peakKiB - before.peakKiB) / 1024
-            let cpu = Double(after.ticks - before.ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
-            let during = Self.latencies(victim.standardOutput).dropFirst(answeredBefore)
-            let worst = during.max() ?? 0
-            // libdbus's buffer and the body's copy (58 MiB measured); decoding it cost 1.38 GB.
-            #expect(grownMiB <= 96, "attack \(attack): reachd's peak memory grew \(grownMiB) MiB")
-            // 0.11-0.15 s measured; 12.3 s before.
-            #expect(cpu <= 1, "attack \(attack): \(cpu) s of reachd's CPU for one refused call")
-            // 106-220 ms measured, the call waiting behind the message's reading; 18.5 s before.
-            #expect(worst < 1000, "attack \(attack): the victim's GetStatus took up to \(worst) ms")
-            figures.append("peak +\(Int(grownMiB)) MiB, CPU \(cpu) s, the victim's worst \(worst) ms")
-        }
-        var residentAfter = 0
-        try await eventually(timeout: .seconds(10), "reachd's memory comes back: \(residentBefore) KiB before, \(residentAfter) KiB now") {
-            residentAfter = try ProcessFigures.residentKiB(of: reachd.pid)
-            return residentAfter <= residentBefore + 8 * 1024
-        }
-        print("SystemInstanceLargeMessageTests: a 30 MiB mistyped call from another user, \(Self.attacks) times: \(figures.joined(separator: "; ")); VmRSS \(residentBefore) KiB before, \(residentAfter) KiB after")
-        if let status = reachd.process.poll() {
-            throw TestFailure("reachd exited with status \(status) during the test; stderr:\n\(reachd.standardError)")
+            let residentBefore = try ProcessFigures.residentKiB(of: reachd.pid)
+            var figures: [String] = []
+            for attack in 1...Self.attacks {
+                try Self.resetPeak(of: reachd.pid)
+                let before = LargeMessageTests.Usage(reachd.pid)
+                let answeredBefore = Self.latencies(victim.standardOutput).count
+                let sender = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, "/usr/bin/python3",
+                                                       ["-c", LargeMessageTests.sender, "call", bus.address, "0"])
+                defer { sender.removeOutput() }
+                #expect(try await sender.exit(timeout: .seconds(60)) == 0, "\(sender.standardError)")
+                #expect(sender.standardOutput.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(sender.standardOutput)\(sender.standardError)")
+                // A few of the victim's calls after the attack's answer: the one queued behind it is among them.
+                try await eventually(timeout: .seconds(10), "the victim goes on being answered") {
+                    Self.latencies(victim.standardOutput).count >= answeredBefore + 3
+                }
+                let after = LargeMessageTests.Usage(reachd.pid)
+                let grownMiB = Double(after.peakKiB - before.peakKiB) / 1024
+                let cpu = Double(after.ticks - before.ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
+                let during = Self.latencies(victim.standardOutput).dropFirst(answeredBefore)
+                let worst = during.max() ?? 0
+                // libdbus's buffer and the body's copy (59 MiB measured); decoding it cost 1.38 GB.
+                #expect(grownMiB <= 96, "attack \(attack): reachd's peak memory grew \(grownMiB) MiB")
+                // 0.07-0.11 s measured; 12.3 s before.
+                #expect(cpu <= 1, "attack \(attack): \(cpu) s of reachd's CPU for one refused call")
+                // 72-126 ms measured, the call waiting behind the message's reading; 18.5 s before.
+                #expect(worst < 1000, "attack \(attack): the victim's GetStatus took up to \(worst) ms")
+                figures.append("peak +\(Int(grownMiB)) MiB, CPU \(cpu) s, the victim's worst \(worst) ms")
+            }
+            var residentAfter = 0
+            try await eventually(timeout: .seconds(10), "reachd's memory comes back: \(residentBefore) KiB before, \(residentAfter) KiB now") {
+                residentAfter = try ProcessFigures.residentKiB(of: reachd.pid)
+                return residentAfter <= residentBefore + 8 * 1024
+            }
+            print("SystemInstanceLargeMessageTests: a 30 MiB mistyped call from another user, \(Self.attacks) times: \(figures.joined(separator: "; ")); VmRSS \(residentBefore) KiB before, \(residentAfter) KiB after")
+            if let status = reachd.process.poll() {
+                throw TestFailure("reachd exited with status \(status) during the test; stderr:\n\(reachd.standardError)")
+            }
         }
     }
 
     @Test("another user's 30 MiB unicast signal to a third user's reachctl watch is dropped unread, twice: the watch goes on, and its memory comes back")
     func anotherUsersHugeSignalToAWatch() async throws {
-        try await SystemInstance.ensureUsers()
-        let policies = try SystemInstance.stagedPolicyDirectory()
-        defer { try? FileManager.default.removeItem(at: policies) }
-        let bus = try PrivateBus(debianSystemBusWith: [policies.path])
-        defer { bus.stop() }
-        let installed = try await InstalledBuild.reachd
-        let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true,
-                                       user: SystemInstance.serviceUser, executable: installed)
-        defer { reachd.stop() }
-        try await reachd.waitUntilServing()
-        // The installed reachctl is reachd by that name (Scripts/install's link).
-        let watch = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, "/bin/bash",
-                                              ["-c", "exec -a reachctl \"$0\" --service system watch", try OtherUsersCopies.path(for: installed)])
-        defer { watch.stop(SIGKILL) }
-        try await eventually(timeout: .seconds(20), "watch prints the first value: \(watch.standardError)") { !watch.standardOutput.isEmpty }
-        let residentBefore = try ProcessFigures.residentKiB(of: watch.pid)
-        var figures: [String] = []
-        for signal in 1...2 {
-            try Self.resetPeak(of: watch.pid)
-            let before = LargeMessageTests.Usage(watch.pid)
-            let sender = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, "/usr/bin/python3",
-                                                   ["-c", LargeMessageTests.sender, "signal", bus.address, String(watch.pid)])
-            defer { sender.removeOutput() }
-            #expect(try await sender.exit(timeout: .seconds(60)) == 0, "\(sender.standardError)")
-            #expect(sender.standardOutput.contains("sent to"), "\(sender.standardOutput)\(sender.standardError)")
-            var resident = 0
-            // Its memory comes back once libdbus has read the message and dropped it.
-            try await eventually(timeout: .seconds(10), "signal \(signal): reachctl watch's memory comes back: \(residentBefore) KiB before, \(resident) KiB now") {
-                resident = try ProcessFigures.residentKiB(of: watch.pid)
-                return LargeMessageTests.Usage(watch.pid).peakKiB > before.peakKiB + 16 * 1024 && resident <= residentBefore + 8 * 1024
+        try await withInstalledSystemInstance { bus, _ in
+            // The installed reachctl is reachd by that name (Scripts/install's link).
+            let installed = try OtherUsersCopies.path(for: try await InstalledBuild.reachd)
+            let watch = try SystemInstance.asUser(SystemInstance.nobody, bus: bus, "/bin/bash",
+                                                  ["-c", "exec -a reachctl \"$0\" --service system watch", installed])
+            defer { watch.stop(SIGKILL) }
+            try await eventually(timeout: .seconds(20), "watch prints the first value: \(watch.standardError)") { !watch.standardOutput.isEmpty }
+            let residentBefore = try ProcessFigures.residentKiB(of: watch.pid)
+            var figures: [String] = []
+            for signal in 1...2 {
+                try Self.resetPeak(of: watch.pid)
+                let before = LargeMessageTests.Usage(watch.pid)
+                let sender = try SystemInstance.asUser(SystemInstance.testUser, bus: bus, "/usr/bin/python3",
+                                                       ["-c", LargeMessageTests.sender, "signal", bus.address, String(watch.pid)])
+                defer { sender.removeOutput() }
+                #expect(try await sender.exit(timeout: .seconds(60)) == 0, "\(sender.standardError)")
+                #expect(sender.standardOutput.contains("sent to"), "\(sender.standardOutput)\(sender.standardError)")
+                var resident = 0
+                // Its memory comes back once libdbus has read the message and dropped it.
+                try await eventually(timeout: .seconds(10), "signal \(signal): reachctl watch's memory comes back: \(residentBefore) KiB before, \(resident) KiB now") {
+                    resident = try ProcessFigures.residentKiB(of: watch.pid)
+                    return LargeMessageTests.Usage(watch.pid).peakKiB > before.peakKiB + 16 * 1024 && resident <= residentBefore + 8 * 1024
+                }
+                let after = LargeMessageTests.Usage(watch.pid)
+                let grownMiB = Double(after.peakKiB - before.peakKiB) / 1024
+                #expect(grownMiB <= 96, "signal \(signal): reachctl watch's peak memory grew \(grownMiB) MiB")
+                #expect(watch.poll() == nil, "watch still runs: \(watch.standardError)")
+                figures.append("peak +\(Int(grownMiB)) MiB, VmRSS \(resident) KiB after")
             }
-            let after = LargeMessageTests.Usage(watch.pid)
-            let grownMiB = Double(after.peakKiB - before.peakKiB) / 1024
-            #expect(grownMiB <= 96, "signal \(signal): reachctl watch's peak memory grew \(grownMiB) MiB")
-            #expect(watch.poll() == nil, "watch still runs: \(watch.standardError)")
-            figures.append("peak +\(Int(grownMiB)) MiB, VmRSS \(resident) KiB after")
+            // Still the watch it was: it printed nothing for the signal, which reachd did not send.
+            #expect(!watch.standardOutput.contains("error"), "\(watch.standardOutput)")
+            print("SystemInstanceLargeMessageTests: a 30 MiB unicast signal from another user to reachctl watch, twice: \(figures.joined(separator: "; ")); VmRSS \(residentBefore) KiB before")
         }
-        // Still the watch it was: it printed nothing for the signal, which reachd did not send.
-        #expect(!watch.standardOutput.contains("error"), "\(watch.standardOutput)")
-        print("SystemInstanceLargeMessageTests: a 30 MiB unicast signal from another user to reachctl watch, twice: \(figures.joined(separator: "; ")); VmRSS \(residentBefore) KiB before")
     }
 
     /// Sets the process's peak resident memory (VmHWM) to what it holds now (`clear_refs` 5), so
