@@ -10,6 +10,8 @@ public final class PrivateBus: Sendable {
     public let address: String
     public let directory: URL
     private let process: ChildProcess
+    /// The daemon's process, for figures (its CPU under a flood).
+    public var pid: pid_t { process.pid }
 
     /// `activationFiles`: `.service` files by name, for D-Bus activation on
     /// this bus; when nil (the default) the bus has no service directory.

@@ -64,7 +64,7 @@ public final class ReachdProcess: Sendable {
         session: PrivateBus, systemBus: String, systemBusInEnvironment: Bool = false,
         network: Network = .testNamespace, arguments: [String] = [],
         systemInstance: Bool = false, user: String? = nil, resolverConfiguration: String? = nil,
-        executable reachdExecutable: String = ReachdProcess.executable
+        executable reachdExecutable: String = ReachdProcess.executable, ownSession: Bool = false
     ) throws {
         guard access(reachdExecutable, X_OK) == 0 else {
             throw TestFailure("reachd is not built at \(reachdExecutable)")
@@ -127,7 +127,7 @@ public final class ReachdProcess: Sendable {
             }
         }
         process = try ChildProcess(launcher, launcherArguments, environment: environment,
-                                   unsetting: unsetting, keepFatalWarnings: true)
+                                   unsetting: unsetting, keepFatalWarnings: true, ownSession: ownSession)
     }
 
     /// Fails, saying how to run the tests, outside the namespace Scripts/test makes: there the

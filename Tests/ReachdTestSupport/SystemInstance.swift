@@ -58,11 +58,11 @@ public enum SystemInstance {
     /// The same, left running (a client that holds its connections). A program of the checkout
     /// runs from a copy `user` can read (OtherUsersCopies).
     public static func asUser(_ user: String, bus: PrivateBus, _ executable: String, _ arguments: [String],
-                              environment: [String: String] = [:]) throws -> ChildProcess {
+                              environment: [String: String] = [:], ownSession: Bool = false) throws -> ChildProcess {
         var variables = environment
         variables["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         return try ChildProcess("/usr/bin/setpriv", try dropPrivileges(to: user) + [try OtherUsersCopies.path(for: executable)] + arguments,
-                                environment: variables, unsetting: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HOME"])
+                                environment: variables, unsetting: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HOME"], ownSession: ownSession)
     }
 }
 
@@ -107,7 +107,8 @@ public func withInstalledSystemInstance<T>(
     let bus = try PrivateBus(debianSystemBusWith: [policies.path])
     defer { bus.stop() }
     let reachd = try ReachdProcess(session: bus, systemBus: bus.address, systemInstance: true, user: SystemInstance.serviceUser,
-                                   resolverConfiguration: resolverConfiguration, executable: try await InstalledBuild.reachd)
+                                   resolverConfiguration: resolverConfiguration, executable: try await InstalledBuild.reachd,
+                                   ownSession: true)
     defer { reachd.stop() }
     try await reachd.waitUntilServing()
     return try await body(bus, reachd)
