@@ -1,6 +1,5 @@
 import CReachdDBus
 import CReachdMemory
-import Glibc
 
 /// Calls are answered in turns between senders (`SenderTurns`), a bounded number per turn of the
 /// loop, while the loop keeps reading: a caller's call is read soon after it reaches the socket,
@@ -26,34 +25,21 @@ extension Connection {
     /// After a backlog this long, what it held goes back to the system once it is answered.
     static let backlogWorthTrimming = 4_096
 
-    /// Replies queued in libdbus for the bus beyond which no more calls are answered until the
-    /// socket takes them (`socketSendBuffer`): with it, the pipe of replies another caller's reply
-    /// joins at the back.
+    /// Replies queued in libdbus for the bus beyond which no more calls are answered until it has
+    /// read some: a bound on what a bus that stops reading can make this connection hold, not a
+    /// pace. Replies go at reachd's own pace into the socket's default send buffer.
     ///
-    /// The pipe's depth is what another user waits for when one user floods: dbus-daemon reads a
-    /// connection at most 4 KiB a visit, and under a flood at its per-user limits it visits
-    /// reachd's connection once among 256 others, while its one list of every routed call grows
-    /// and each visit slows (`bus_connections_expect_reply`, `_check_reply` walk it). With 64 KiB
-    /// here and the socket's default buffer (~44 KiB of replies), a reply waited about 27 visits:
-    /// 4-10 times the bus's own answer to the same user (up to 4.9 s against 0.66 s, issue 44's
-    /// note). Too shallow starves the bus instead: 1 KiB and a 4 KiB socket buffer left it less
-    /// than a visit's read, so it drained reachd slower and its list grew (until 2026-11-29).
-    /// 4 KiB here and ~14 KiB in the socket is about five visits, and the bus finds a full read
-    /// at each (`LibdbusMainLoop` writes on while it reads): 3-6 times the bus's own answer.
-    static let outgoingBacklog = 4 << 10
-
-    /// reachd's end of the bus socket's send buffer. The kernel doubles it and counts each
-    /// message's overhead: it holds about 86 replies of 160 bytes (~14 KiB), three of the bus's
-    /// reads. The default (208 KiB) holds 278.
-    static let socketSendBuffer: Int32 = 32 << 10
-
-    /// Sets `socketSendBuffer` on the connection's socket.
-    func limitSocketSendBuffer() {
-        var descriptor: Int32 = -1
-        guard dbus_connection_get_socket(raw, &descriptor) != 0, descriptor >= 0 else { return }
-        var size = Self.socketSendBuffer
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    }
+    /// Holding replies back to keep the queue short (1 KiB here and a 4 KiB socket buffer, until
+    /// 2026-11-29) made the flood it was meant to tame worse. The bus keeps every call routed to
+    /// reachd on one list until it reads the reply, and walks that list for each call it routes
+    /// and each reply it reads (`bus_connections_expect_reply`, `_check_reply`); it reads a
+    /// connection at most 4 KiB at a time. Held replies left the bus little to read when it came
+    /// to this connection, so the list grew toward the whole flood and the bus's CPU per flood of
+    /// 256 × 128 grew from 4 s to 14 s over five floods, another user waiting up to 6 s. With the
+    /// socket full of answers, the bus's CPU stays at 2-4 s a flood, as for a C service that answers
+    /// every call at once, and the other user's worst is under 0.2 s (docs/contributors/benchmarks.md,
+    /// the flood row; `SystemInstanceFloodTests`).
+    static let outgoingBacklog = 64 << 10
 
     /// Counts calls by `account` when taking turns: on the system bus a user's connections are
     /// one account, so another user waits for one of that user's calls, not one per connection.

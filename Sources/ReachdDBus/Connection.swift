@@ -110,7 +110,6 @@ public actor Connection {
         // the bus goes away; we report it and let the owner decide.
         dbus_connection_set_exit_on_disconnect(raw, 0)
         try mainLoop.attach()
-        limitSocketSendBuffer()
         mainLoop.afterDispatch = { [weak self] in self?.assumeIsolated { $0.serveCallTurns() } }
         mainLoop.readsAhead = { [weak self] in self?.assumeIsolated { $0.callTurns.count < Self.callsReadAhead } ?? false }
         dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)

@@ -175,16 +175,6 @@ final class LibdbusMainLoop {
             if relevant & DBUS_WATCH_READABLE.rawValue != 0 { readAhead(watch, on: descriptor) }
             if relevant & DBUS_WATCH_WRITABLE.rawValue != 0 { writeOn(watch, on: descriptor) }
         }
-        // Replies waiting while the socket reads: write them now. The kernel reports a Unix
-        // socket writable only once it is three quarters empty, and the connection keeps its
-        // socket buffer small (`Connection.socketSendBuffer`): waiting for that would leave the
-        // bus less than a read's worth at its next visit.
-        if flags & DBUS_WATCH_READABLE.rawValue != 0, dbus_connection_get_outgoing_size(connection) > 0 {
-            for watch in watchesByDescriptor[descriptor] ?? []
-            where dbus_watch_get_flags(watch) & DBUS_WATCH_WRITABLE.rawValue != 0 && dbus_watch_get_enabled(watch) != 0 {
-                writeOn(watch, on: descriptor)
-            }
-        }
     }
 
     /// libdbus reads at most a few KiB per `dbus_watch_handle`. A turn reads on, up to
