@@ -21,12 +21,15 @@
 # 1 s plus twelve times the bus's own worst.
 # shellcheck shell=bash disable=SC2154
 
+# flood_worst FILE FROM TO: the largest first field (ms) of FILE's lines FROM+1 to TO, rounded.
+flood_worst() { sed -n "$(($2 + 1)),$3p" "$1" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }'; }
+
 bench_flood() {
     local directory policies Z reachd_pid probe_pid control_pid flood_pid tool resolver before after worst answered v failed=""
     local bus_worst=0 round_bus_worst bus_lines_before bus_lines_after bus_worsts=""
     say "(p) one user's flood of never-answered names (256 connections × 128 CheckHost), another user's CheckHost 127.0.0.1 during it, five times"
     if [ "$(id -u)" != 0 ]; then
-        row "flood: another user's worst CheckHost 127.0.0.1 during five floods of one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus)" "-" "-" "-" "< 1000 + 12 × baseline" \
+        row "flood: another user's worst CheckHost 127.0.0.1 during five floods of one user's 256 × 128 never-answered names, ms (reachd --system, Debian's system bus; baseline: the bus's own GetNameOwner to the same user)" "-" "-" "-" "< 1000 + 12 × baseline" \
             "not run: needs root (the reachd user, setpriv, a network namespace)"
         return 0
     fi
@@ -85,10 +88,10 @@ bench_flood() {
             lines_after=$(wc -l <"$directory/probe.out")
             bus_lines_after=$(wc -l <"$directory/control.out")
             grep -q '^waiting ' "$directory/flood$round.out" || { failed="failed: flood $round was not answered within 120 s"; kill "$flood_pid" 2>/dev/null; break; }
-            round_worst=$(sed -n "$((lines_before + 1)),${lines_after}p" "$directory/probe.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
+            round_worst=$(flood_worst "$directory/probe.out" "$lines_before" "$lines_after")
             worsts+="${worsts:+, }$round_worst"
             [ "$round_worst" -le "$worst" ] || worst=$round_worst
-            round_bus_worst=$(sed -n "$((bus_lines_before + 1)),${bus_lines_after}p" "$directory/control.out" | awk '$1 + 0 > w { w = $1 + 0 } END { printf "%.0f", w }')
+            round_bus_worst=$(flood_worst "$directory/control.out" "$bus_lines_before" "$bus_lines_after")
             bus_worsts+="${bus_worsts:+, }$round_bus_worst"
             [ "$round_bus_worst" -le "$bus_worst" ] || bus_worst=$round_bus_worst
             say "  flood $round: $(sed -n 's/^waiting \([0-9]*\) seconds \([0-9.]*\)$/all but \1 calls answered in \2 s/p' "$directory/flood$round.out"); $(grep '^so-far ' "$directory/flood$round.out" | tr '\n' ' ')"

@@ -86,7 +86,7 @@ struct SystemInstanceFloodTests {
                 try await Task.sleep(for: .seconds(3))
             }
             // The 1 s, and what the bus itself costs the other user times reachd's pipe.
-            let bounds = busOwnWorst.map { 1000 + Self.pipeVisits * $0 }
+            let bounds = busOwnWorst.map { 1000 + Self.busDelaysAdded * $0 }
             #expect(zip(worstOfEach, bounds).allSatisfy { $0 < $1 },
                     "the other user's CheckHost 127.0.0.1 took up to \(worstOfEach) ms in the five floods; bounds \(bounds) ms from the bus's own answers, \(busOwnWorst) ms")
 
@@ -104,8 +104,8 @@ struct SystemInstanceFloodTests {
     }
 
     static let rounds = 5
-    /// How many of the bus's own delays reachd's pipe of replies may add (measured: 4-10).
-    static let pipeVisits = 12.0
+    /// How many times the bus's own delay reachd's pipe of replies may add (measured: 4-10).
+    static let busDelaysAdded = 12.0
     static let callsEach = 128
 
     /// "Near": what the callers' 256 connections leave behind in libdbus's and glibc's own
