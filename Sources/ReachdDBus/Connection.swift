@@ -42,14 +42,20 @@ public actor Connection {
     /// Whom a sender's calls take turns as (`takeCallTurns(by:)`); nil: each sender for itself.
     var callTurnAccount: (@Sendable (BusName) -> String?)?
     var nextWaiterID = 0
+    /// The messages too large to read that came as stand-ins (`BusRelay`).
+    let oversized: OversizedMessages
+    /// Between libdbus and the bus; nil where there was none to be had (see `open`).
+    private let relay: BusRelay?
     private var closed = false
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
-    private init(loop: EventLoop, ownsLoop: Bool, raw: OpaquePointer) {
+    private init(loop: EventLoop, ownsLoop: Bool, raw: OpaquePointer, relay: BusRelay?, oversized: OversizedMessages) {
         self.loop = loop
         self.ownsLoop = ownsLoop
         self.raw = raw
+        self.relay = relay
+        self.oversized = oversized
         self.mainLoop = LibdbusMainLoop(loop: loop, connection: raw)
     }
 
@@ -68,14 +74,22 @@ public actor Connection {
                 name: ErrorName(rawValue: error.name.map { String(cString: $0) } ?? "") ?? "org.freedesktop.DBus.Error.Failed",
                 message: error.message.map { String(cString: $0) } ?? "could not connect to \(address)")
         }
-        let connection: Connection
+        let connectionLoop: EventLoop
         do {
-            connection = Connection(loop: try loop ?? EventLoop(name: "dbus \(address)"), ownsLoop: loop == nil, raw: raw)
+            connectionLoop = try loop ?? EventLoop(name: "dbus \(address)")
         } catch {
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
             throw error
         }
+        // Before libdbus authenticates or watches its socket: from here on it reads the bus
+        // through the relay. Without one (no socket descriptor, no socket pair to be had) it reads
+        // the bus itself, and only `BodySize` bounds what a large message costs.
+        let oversized = OversizedMessages()
+        var descriptor: Int32 = -1
+        let relay = dbus_connection_get_socket(raw, &descriptor) != 0
+            ? BusRelay.interpose(on: descriptor, loop: connectionLoop, recording: oversized) : nil
+        let connection = Connection(loop: connectionLoop, ownsLoop: loop == nil, raw: raw, relay: relay, oversized: oversized)
         try await connection.start()
         return connection
     }
@@ -109,6 +123,10 @@ public actor Connection {
         // libdbus's default for bus connections is to exit the process when
         // the bus goes away; we report it and let the owner decide.
         dbus_connection_set_exit_on_disconnect(raw, 0)
+        if let relay {
+            try relay.attach()
+            mainLoop.refill = { relay.refill() }
+        }
         try mainLoop.attach()
         mainLoop.afterDispatch = { [weak self] in self?.assumeIsolated { $0.serveCallTurns() } }
         mainLoop.readsAhead = { [weak self] in self?.assumeIsolated { $0.callTurns.count < Self.callsReadAhead } ?? false }
@@ -130,6 +148,7 @@ public actor Connection {
         closed = true
         dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
         dbus_connection_close(raw)
+        relay?.close()
         markDisconnected()
         mainLoop.detach()
     }
@@ -141,6 +160,7 @@ public actor Connection {
         if !closed {
             dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
             dbus_connection_close(raw)
+            relay?.close()
             mainLoop.detach()
         }
         for call in callTurns.removeAll() { dbus_message_unref(call.raw) }
@@ -189,19 +209,44 @@ public actor Connection {
 
     /// Every incoming message passes here, on the loop thread, in arrival order.
     fileprivate func receive(_ rawMessage: OpaquePointer) -> DBusHandlerResult {
+        if !oversized.isEmpty, let length = oversized.take(sender: Self.sender(of: rawMessage), serial: dbus_message_get_serial(rawMessage)) {
+            return receiveStandIn(rawMessage, for: length)
+        }
         switch dbus_message_get_type(rawMessage) {
         case DBUS_MESSAGE_TYPE_SIGNAL:
             receiveSignal(rawMessage)
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
             // Answered in turns between senders, after this turn of the loop has read what it can.
             dbus_message_ref(rawMessage)
-            let sender = dbus_message_get_sender(rawMessage).map { String(cString: $0) } ?? ""
+            let sender = Self.sender(of: rawMessage)
             callTurns.append(WaitingCall(raw: rawMessage), from: sender, account: turnAccount(of: sender))
         default:
             // Replies are consumed by libdbus for their pending calls.
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
         return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    /// A message too large to read, which came as a stand-in (`BusRelay`): a call is refused in
+    /// its sender's turn, a signal dropped; a reply is its pending call's (`PendingCall`).
+    private func receiveStandIn(_ rawMessage: OpaquePointer, for length: Int) -> DBusHandlerResult {
+        switch dbus_message_get_type(rawMessage) {
+        case DBUS_MESSAGE_TYPE_METHOD_CALL:
+            dbus_message_ref(rawMessage)
+            let sender = Self.sender(of: rawMessage)
+            let refusal = DBusError.limitsExceeded("the message of \(length) bytes is larger than the \(BusRelay.passLimit) "
+                                                   + "bytes this connection reads; it was not read")
+            callTurns.append(WaitingCall(raw: rawMessage, decided: .refuse(refusal)), from: sender, account: turnAccount(of: sender))
+            return DBUS_HANDLER_RESULT_HANDLED
+        case DBUS_MESSAGE_TYPE_SIGNAL:
+            return DBUS_HANDLER_RESULT_HANDLED
+        default:
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+    }
+
+    static func sender(of rawMessage: OpaquePointer) -> String {
+        dbus_message_get_sender(rawMessage).map { String(cString: $0) } ?? ""
     }
 
     private func receiveSignal(_ rawMessage: OpaquePointer) {
@@ -317,7 +362,7 @@ public actor Connection {
             return
         }
         defer { dbus_message_unref(rawMessage) }
-        let pending = PendingCall(continuation: continuation, onReply: onReply) { [weak self] in
+        let pending = PendingCall(continuation: continuation, onReply: onReply, oversized: oversized) { [weak self] in
             self?.assumeIsolated { $0.pendingCalls[id] = nil }
         }
         var rawPending: OpaquePointer?

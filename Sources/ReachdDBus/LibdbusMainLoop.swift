@@ -23,6 +23,8 @@ final class LibdbusMainLoop {
     var afterDispatch: (() -> Void)?
     /// Whether a turn may read on while the socket has data (see `readAhead`).
     var readsAhead: (() -> Bool)?
+    /// Puts more of what the bus sent in the socket, if there is more; true if it did (`BusRelay`).
+    var refill: (() -> Bool)?
 
     init(loop: EventLoop, connection: OpaquePointer) {
         self.loop = loop
@@ -79,6 +81,7 @@ final class LibdbusMainLoop {
         turnHook = nil
         afterDispatch = nil
         readsAhead = nil
+        refill = nil
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> LibdbusMainLoop {
@@ -181,14 +184,17 @@ final class LibdbusMainLoop {
     /// `readAheadPerTurn`, while the socket has data and the connection takes more (`readsAhead`):
     /// a call behind a flood in the socket reaches its turn without waiting for the flood to be
     /// answered first. The socket says how much it holds (FIONREAD) once for as many reads as that
-    /// takes, not once a read: a 30 MiB message is 7,680 of them.
+    /// takes, not once a read.
     private func readAhead(_ watch: OpaquePointer, on descriptor: Int32) {
         var reads = 0
         var unread: Int32 = 0
         while reads < Self.readAheadPerTurn, readsAhead?() == true,
               watchesByDescriptor[descriptor]?.contains(watch) == true, dbus_watch_get_enabled(watch) != 0 {
             if unread <= 0 {
-                guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0, unread > 0 else { return }
+                guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0 else { return }
+                // Through a relay the socket holds a chunk at a time: the next one, if the bus sent it.
+                if unread <= 0, refill?() == true, ioctl(descriptor, UInt(FIONREAD), &unread) != 0 { return }
+                guard unread > 0 else { return }
             }
             dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)
             reads += 1

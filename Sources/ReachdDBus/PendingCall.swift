@@ -14,11 +14,14 @@ final class PendingCall {
     /// dispatched: for state that must change in the bus's order (a name's owner), which the
     /// awaiting task, resumed later, could not keep.
     private let onReply: ((Message) -> Void)?
+    /// Where a reply too large to read is known by its stand-in (`BusRelay`).
+    private let oversized: OversizedMessages?
 
     init(continuation: CheckedContinuation<Message, any Error>, onReply: ((Message) -> Void)? = nil,
-         onFinish: @escaping () -> Void) {
+         oversized: OversizedMessages? = nil, onFinish: @escaping () -> Void) {
         self.continuation = continuation
         self.onReply = onReply
+        self.oversized = oversized
         self.onFinish = onFinish
     }
 
@@ -40,6 +43,14 @@ final class PendingCall {
         guard let pending = rawPending, let continuation else { return }
         self.continuation = nil
         if let reply = dbus_pending_call_steal_reply(pending) {
+            if let oversized, !oversized.isEmpty,
+               let length = oversized.take(sender: Connection.sender(of: reply), serial: dbus_message_get_serial(reply)) {
+                dbus_message_unref(reply)
+                continuation.resume(throwing: DBusError.limitsExceeded(
+                    "the reply of \(length) bytes is larger than the \(BusRelay.passLimit) bytes this connection reads; it was not read"))
+                release()
+                return
+            }
             let message = MessageReader.read(reply)
             dbus_message_unref(reply)
             onReply?(message)

@@ -28,4 +28,22 @@ enum {
     CShims_TYPE_DICT_ENTRY = DBUS_TYPE_DICT_ENTRY,
 };
 
+#include <stddef.h>
+#include <sys/types.h>
+
+// The socket calls of the bus relay (ReachdDBus/Relay/BusRelay.swift), which
+// Swift cannot spell: control messages are macros (CMSG_*).
+
+/// recvmsg without blocking; descriptors passed with the bytes land in `fds`
+/// (close-on-exec), at most `max_fds`, their count in `*n_fds`. Returns the
+/// bytes read, 0 at the end, or -1 with errno.
+ssize_t CShims_receive(int socket, void *buffer, size_t length, int *fds, int max_fds, int *n_fds);
+
+/// sendmsg without blocking and without SIGPIPE, passing `n_fds` descriptors
+/// with the bytes. Returns the bytes written or -1 with errno.
+ssize_t CShims_send(int socket, const void *buffer, size_t length, const int *fds, int n_fds);
+
+/// Makes `target` name what `source` names (dup3, close-on-exec).
+int CShims_replace_descriptor(int source, int target);
+
 #endif
