@@ -126,8 +126,12 @@ public actor Connection {
         if let relay {
             try relay.attach()
             mainLoop.refill = { relay.refill() }
+            var descriptor: Int32 = -1
+            _ = dbus_connection_get_socket(raw, &descriptor)
+            relay.delivered = { [unowned mainLoop] in mainLoop.readNow(descriptor: descriptor) }
         }
         try mainLoop.attach()
+        relay?.forwardAtEachTurn()
         mainLoop.afterDispatch = { [weak self] in self?.assumeIsolated { $0.serveCallTurns() } }
         mainLoop.readsAhead = { [weak self] in self?.assumeIsolated { $0.callTurns.count < Self.callsReadAhead } ?? false }
         dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
@@ -299,6 +303,7 @@ public actor Connection {
         guard dbus_connection_send(raw, rawMessage, &serial) != 0 else {
             throw .noMemory("libdbus could not queue the message")
         }
+        relay?.libdbusWrote()
         return serial
     }
 
@@ -372,6 +377,7 @@ public actor Connection {
             pending.cancel(with: .disconnected("not connected to the bus"))
             return
         }
+        relay?.libdbusWrote()
         pendingCalls[id] = pending
         pending.attach(rawPending)
         if Task.isCancelled { cancelCall(id) }

@@ -162,6 +162,12 @@ final class LibdbusMainLoop {
         }
     }
 
+    /// Reads the socket now, as if epoll had said it was readable: the relay has just written to
+    /// it (`BusRelay.delivered`), and waiting for epoll would cost another turn of the loop.
+    func readNow(descriptor: Int32) {
+        handle(descriptor: descriptor, ready: .readable)
+    }
+
     private func handle(descriptor: Int32, ready: EventLoop.Readiness) {
         var flags: UInt32 = 0
         if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }

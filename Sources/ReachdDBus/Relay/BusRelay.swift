@@ -16,7 +16,7 @@ final class BusRelay {
     static let passLimit = 4 << 20
     /// What the relay reads at a time; it reads again once libdbus has taken it.
     static let chunk = 32 << 10
-    /// Chunks read from the bus in one turn of the loop at most (1 MiB), while libdbus takes them.
+    /// Chunks read from a side in one turn of the loop at most (1 MiB), while the other takes them.
     static let readsPerTurn = 32
     /// The kernel passes at most this many descriptors with one read or write (SCM_MAX_FD).
     static let maximumPassed = 253
@@ -27,12 +27,18 @@ final class BusRelay {
     private var framer: IncomingFramer
     private var authentication = AuthenticationEnd()
     private let oversized: OversizedMessages
-    private var toLibdbus = Outgoing()
-    private var toBus = Outgoing()
+    private var toLibdbus = RelayOutgoing()
+    private var toBus = RelayOutgoing()
     private var busOpen = true
     private var libdbusOpen = true
     private var closed = false
     private var watching: [Int32: EventLoop.Readiness] = [:]
+    private var turnHook: Int?
+    private var libdbusMayHaveWritten = false
+    /// Bytes written to libdbus so far: whether a move handed it anything.
+    private var handedToLibdbus = 0
+    /// Has libdbus read its socket now (`LibdbusMainLoop.readNow`), after the relay wrote to it.
+    var delivered: (() -> Void)?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BusRelay.chunk, alignment: 8)
     private let passed = UnsafeMutableBufferPointer<Int32>.allocate(capacity: BusRelay.maximumPassed)
 
@@ -76,14 +82,33 @@ final class BusRelay {
         try updateWatches()
     }
 
+    /// From here on, what libdbus wrote in a turn of the loop goes to the bus at the turn's end
+    /// (`libdbusWrote()`), not a turn later. After libdbus's own turn hook, which dispatches: the
+    /// replies a dispatch sends go out in the same turn.
+    func forwardAtEachTurn() {
+        guard turnHook == nil, !closed else { return }
+        turnHook = loop.addTurnHook { [unowned self] in
+            guard self.libdbusMayHaveWritten else { return }
+            self.libdbusMayHaveWritten = false
+            self.handle(self.relayEnd, .readable)
+        }
+    }
+
+    /// libdbus was given a message to send: it writes it to the pair at once if it can.
+    func libdbusWrote() {
+        libdbusMayHaveWritten = true
+    }
+
     /// Ends the relay: what libdbus wrote last goes to the bus if the bus takes it now, and both
     /// sockets close. On the loop thread, after `dbus_connection_close`.
     func close() {
         guard !closed else { return }
-        if busOpen, libdbusOpen, toBus.isEmpty, let (bytes, fds) = receive(from: relayEnd) {
-            toBus.append(bytes, fds)
+        // libdbus wrote each message as it was sent: what is still in the pair goes on, as it
+        // would have from libdbus's own socket, while the bus takes it without waiting.
+        if busOpen { writeBus() }
+        while busOpen, libdbusOpen, toBus.isEmpty, readLibdbus() > 0 {
+            writeBus()
         }
-        if busOpen { _ = toBus.write(to: bus) }
         finish()
     }
 
@@ -100,14 +125,15 @@ final class BusRelay {
 
     // MARK: Moving bytes
 
+    /// Reads a side that is readable, once what it sent last has gone on (or it hung up: then
+    /// reading finds its end), on while the other side takes it, up to `readsPerTurn` chunks.
     private func handle(_ side: Int32, _ ready: EventLoop.Readiness) {
         guard !closed else { return }
-        let readable = !ready.isDisjoint(with: [.readable, .hangUp, .error])
+        let hungUp = !ready.isDisjoint(with: [.hangUp, .error])
+        let handedBefore = handedToLibdbus
         if side == bus {
             if ready.contains(.writable) { writeBus() }
-            if readable {
-                // On while what is read goes on at once, up to `readsPerTurn`: an oversized
-                // message's body is dropped in a few turns rather than one per chunk.
+            if hungUp || (ready.contains(.readable) && toLibdbus.isEmpty) {
                 for _ in 0..<Self.readsPerTurn {
                     let read = readBus()
                     writeLibdbus()
@@ -117,11 +143,21 @@ final class BusRelay {
                 writeLibdbus()
             }
         } else {
-            if readable { readLibdbus() }
             if ready.contains(.writable) { writeLibdbus() }
-            writeBus()
+            if hungUp || (ready.contains(.readable) && toBus.isEmpty) {
+                for _ in 0..<Self.readsPerTurn {
+                    let read = readLibdbus()
+                    writeBus()
+                    guard read == Self.chunk, libdbusOpen, toBus.isEmpty else { break }
+                }
+            } else {
+                writeBus()
+            }
         }
+        let delivered = handedToLibdbus != handedBefore
         settle()
+        // libdbus reads what it was given in this same turn, rather than after another epoll_wait.
+        if delivered, !closed, libdbusOpen { self.delivered?() }
     }
 
     /// Reads a chunk from the bus; returns how many bytes it read.
@@ -143,13 +179,16 @@ final class BusRelay {
         return bytes.count
     }
 
-    private func readLibdbus() {
+    /// Reads a chunk of what libdbus wrote; returns how many bytes it read.
+    @discardableResult
+    private func readLibdbus() -> Int {
         guard let (bytes, fds) = receive(from: relayEnd) else {
             libdbusOpen = false
-            return
+            return 0
         }
         if !authentication.reached { authentication.scan(bytes) }
         toBus.append(bytes, fds)
+        return bytes.count
     }
 
     private func writeBus() {
@@ -157,7 +196,10 @@ final class BusRelay {
     }
 
     private func writeLibdbus() {
-        if libdbusOpen, !toLibdbus.isEmpty, !toLibdbus.write(to: relayEnd) { libdbusOpen = false }
+        guard libdbusOpen, !toLibdbus.isEmpty else { return }
+        let pending = toLibdbus.pending
+        if !toLibdbus.write(to: relayEnd) { libdbusOpen = false }
+        handedToLibdbus &+= pending - toLibdbus.pending
     }
 
     /// After a move: a side that closed ends the relay once the other has what was on its way
@@ -211,6 +253,9 @@ final class BusRelay {
         closed = true
         for side in watching.keys { loop.unwatch(side) }
         watching = [:]
+        if let turnHook { loop.removeTurnHook(turnHook) }
+        turnHook = nil
+        delivered = nil
         toLibdbus.discard()
         toBus.discard()
         Glibc.close(bus)
@@ -229,49 +274,6 @@ final class BusRelay {
             if got < 0, errno == EAGAIN || errno == EWOULDBLOCK { return (UnsafeRawBufferPointer(rebasing: buffer[..<0]), []) }
             for fd in fds { Glibc.close(fd) }
             return nil
-        }
-    }
-
-    /// Bytes on their way to one side, with the descriptors that travel with them.
-    private struct Outgoing {
-        var bytes: [UInt8] = []
-        var sent = 0
-        /// Passed with the next bytes written; a stand-in's follow it even though its body did not.
-        var fds: [Int32] = []
-
-        var isEmpty: Bool { sent == bytes.count }
-
-        mutating func append(_ more: UnsafeRawBufferPointer, _ moreFds: [Int32]) {
-            bytes += more
-            fds += moreFds
-        }
-
-        /// Writes what the side takes now; false once it cannot take anything any more.
-        mutating func write(to side: Int32) -> Bool {
-            while sent < bytes.count {
-                let passing = fds.prefix(BusRelay.maximumPassed)
-                let written = bytes.withUnsafeBytes { all in
-                    Array(passing).withUnsafeBufferPointer {
-                        CShims_send(side, all.baseAddress! + sent, all.count - sent, $0.baseAddress, Int32($0.count))
-                    }
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno == EAGAIN || errno == EWOULDBLOCK
-                }
-                // The receiver has its own copies now.
-                for fd in passing { Glibc.close(fd) }
-                fds.removeFirst(passing.count)
-                sent += written
-            }
-            bytes.removeAll(keepingCapacity: true)
-            sent = 0
-            return true
-        }
-
-        mutating func discard() {
-            for fd in fds { Glibc.close(fd) }
-            fds = []
         }
     }
 }
