@@ -42,6 +42,8 @@ public actor Connection {
     /// Whom a sender's calls take turns as (`takeCallTurns(by:)`); nil: each sender for itself.
     var callTurnAccount: (@Sendable (BusName) -> String?)?
     var nextWaiterID = 0
+    /// The serial of the last reply or signal written past libdbus (`sendPastLibdbus`).
+    var directSerial = Connection.firstDirectSerial - 1
     /// The messages too large to read that came as stand-ins (`BusRelay`).
     let oversized: OversizedMessages
     /// Between libdbus and the bus; nil where there was none to be had (see `open`).
@@ -126,9 +128,10 @@ public actor Connection {
         if let relay {
             try relay.attach()
             mainLoop.refill = { relay.refill() }
+            mainLoop.wrote = { relay.libdbusWrote() }
             var descriptor: Int32 = -1
             _ = dbus_connection_get_socket(raw, &descriptor)
-            relay.delivered = { [unowned mainLoop] in mainLoop.readNow(descriptor: descriptor) }
+            relay.delivered = { [unowned mainLoop] handed in mainLoop.readNow(descriptor: descriptor, handed: handed) }
         }
         try mainLoop.attach()
         relay?.forwardAtEachTurn()
@@ -299,6 +302,7 @@ public actor Connection {
     @discardableResult
     func send(raw rawMessage: OpaquePointer) throws(DBusError) -> UInt32 {
         guard isConnected else { throw .disconnected("not connected to the bus") }
+        if let relay, let serial = sendPastLibdbus(rawMessage, through: relay) { return serial }
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, rawMessage, &serial) != 0 else {
             throw .noMemory("libdbus could not queue the message")
@@ -306,6 +310,28 @@ public actor Connection {
         relay?.libdbusWrote()
         return serial
     }
+
+    /// A reply or a signal goes to the bus through the relay, not through libdbus's socket pair
+    /// and back (two system calls fewer each), when nothing libdbus holds must go first. Its
+    /// serial is from a range of ours: nobody answers a reply or a signal, so it need only be
+    /// nonzero. nil: libdbus sends it (a call, descriptors, libdbus's queue not empty).
+    private func sendPastLibdbus(_ rawMessage: OpaquePointer, through relay: BusRelay) -> UInt32? {
+        guard dbus_message_get_type(rawMessage) != DBUS_MESSAGE_TYPE_METHOD_CALL,
+              dbus_message_contains_unix_fds(rawMessage) == 0,
+              dbus_connection_get_outgoing_size(raw) == 0, relay.canWriteDirectly() else { return nil }
+        directSerial = directSerial == .max ? Self.firstDirectSerial : directSerial + 1
+        dbus_message_set_serial(rawMessage, directSerial)
+        var marshalled: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        guard dbus_message_marshal(rawMessage, &marshalled, &length) != 0, let marshalled else { return nil }
+        defer { dbus_free(marshalled) }
+        relay.writeDirectly(UnsafeRawBufferPointer(start: marshalled, count: Int(length)))
+        return directSerial
+    }
+
+    /// Where the serials of replies and signals written past libdbus start: far from libdbus's
+    /// own, which count up from 1.
+    static let firstDirectSerial: UInt32 = 0x8000_0000
 
     /// Emits a signal from an object of ours.
     public func emitSignal(

@@ -25,6 +25,8 @@ final class LibdbusMainLoop {
     var readsAhead: (() -> Bool)?
     /// Puts more of what the bus sent in the socket, if there is more; true if it did (`BusRelay`).
     var refill: (() -> Bool)?
+    /// Told when libdbus wrote what it had queued (`BusRelay` forwards it at the turn's end).
+    var wrote: (() -> Void)?
 
     init(loop: EventLoop, connection: OpaquePointer) {
         self.loop = loop
@@ -82,6 +84,7 @@ final class LibdbusMainLoop {
         afterDispatch = nil
         readsAhead = nil
         refill = nil
+        wrote = nil
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> LibdbusMainLoop {
@@ -164,11 +167,13 @@ final class LibdbusMainLoop {
 
     /// Reads the socket now, as if epoll had said it was readable: the relay has just written to
     /// it (`BusRelay.delivered`), and waiting for epoll would cost another turn of the loop.
-    func readNow(descriptor: Int32) {
-        handle(descriptor: descriptor, ready: .readable)
+    /// `handed`: the bytes it wrote. Taken for the socket's whole content: were anything left
+    /// from before, epoll still says the socket is readable, and the next turn reads it.
+    func readNow(descriptor: Int32, handed: Int) {
+        handle(descriptor: descriptor, ready: .readable, handed: handed)
     }
 
-    private func handle(descriptor: Int32, ready: EventLoop.Readiness) {
+    private func handle(descriptor: Int32, ready: EventLoop.Readiness, handed: Int? = nil) {
         var flags: UInt32 = 0
         if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
         if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
@@ -181,8 +186,11 @@ final class LibdbusMainLoop {
             let wanted = dbus_watch_get_flags(watch) | DBUS_WATCH_ERROR.rawValue | DBUS_WATCH_HANGUP.rawValue
             let relevant = flags & wanted
             if relevant != 0 { dbus_watch_handle(watch, relevant) }
-            if relevant & DBUS_WATCH_READABLE.rawValue != 0 { readAhead(watch, on: descriptor) }
-            if relevant & DBUS_WATCH_WRITABLE.rawValue != 0 { writeOn(watch, on: descriptor) }
+            if relevant & DBUS_WATCH_READABLE.rawValue != 0 { readAhead(watch, on: descriptor, handed: handed) }
+            if relevant & DBUS_WATCH_WRITABLE.rawValue != 0 {
+                writeOn(watch, on: descriptor)
+                wrote?()
+            }
         }
     }
 
@@ -191,13 +199,20 @@ final class LibdbusMainLoop {
     /// a call behind a flood in the socket reaches its turn without waiting for the flood to be
     /// answered first. The socket says how much it holds (FIONREAD) once for as many reads as that
     /// takes, not once a read.
-    private func readAhead(_ watch: OpaquePointer, on descriptor: Int32) {
+    private func readAhead(_ watch: OpaquePointer, on descriptor: Int32, handed: Int? = nil) {
         var reads = 0
         var unread: Int32 = 0
+        // libdbus reads until it has 2 KiB or the socket is empty: what the relay handed it, if
+        // no more, is all read, and the socket need not be asked (see `readNow`).
+        var knownEmpty = (handed ?? .max) <= Self.bytesPerFirstRead
         while reads < Self.readAheadPerTurn, readsAhead?() == true,
               watchesByDescriptor[descriptor]?.contains(watch) == true, dbus_watch_get_enabled(watch) != 0 {
             if unread <= 0 {
-                guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0 else { return }
+                if knownEmpty {
+                    knownEmpty = false
+                } else {
+                    guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0 else { return }
+                }
                 // Through a relay the socket holds a chunk at a time: the next one, if the bus sent it.
                 if unread <= 0, refill?() == true, ioctl(descriptor, UInt(FIONREAD), &unread) != 0 { return }
                 guard unread > 0 else { return }
@@ -212,6 +227,8 @@ final class LibdbusMainLoop {
     /// has read no more than 2 KiB (`max_bytes_read_per_iteration`). Where it read less, the count
     /// runs out early and the socket is asked again.
     private static let bytesPerRead: Int32 = 4096
+    /// What libdbus surely reads whole in one `dbus_watch_handle` (`max_bytes_read_per_iteration`).
+    private static let bytesPerFirstRead = 2048
 
     /// About 1 MiB: libdbus reads up to 4 KiB per handle.
     private static let readAheadPerTurn = 256

@@ -5,7 +5,8 @@ import ReachdEventLoops
 /// Sits between a libdbus connection and its bus, so that a message too large to be read is never
 /// read whole: the bus's socket moves to the relay, libdbus gets one end of a socket pair in its
 /// place (the same descriptor number), and the bus's bytes reach libdbus through an
-/// `IncomingFramer`. What libdbus sends goes to the bus as it is.
+/// `IncomingFramer`. What libdbus sends goes to the bus as it is; replies and signals the
+/// connection writes past libdbus (`writeDirectly`) join it in order.
 ///
 /// The relay runs on the connection's loop, beside the libdbus watches, and touches no libdbus
 /// object, only descriptors. A side that closes closes the other: the bus (libdbus then reads
@@ -35,10 +36,13 @@ final class BusRelay {
     private var watching: [Int32: EventLoop.Readiness] = [:]
     private var turnHook: Int?
     private var libdbusMayHaveWritten = false
+    /// The last read from the bus filled the buffer: more may wait (`refill`); otherwise epoll says so.
+    private var busMayHaveMore = false
     /// Bytes written to libdbus so far: whether a move handed it anything.
     private var handedToLibdbus = 0
-    /// Has libdbus read its socket now (`LibdbusMainLoop.readNow`), after the relay wrote to it.
-    var delivered: (() -> Void)?
+    /// Has libdbus read its socket now (`LibdbusMainLoop.readNow`), after the relay wrote this
+    /// many bytes to it.
+    var delivered: ((Int) -> Void)?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BusRelay.chunk, alignment: 8)
     private let passed = UnsafeMutableBufferPointer<Int32>.allocate(capacity: BusRelay.maximumPassed)
 
@@ -94,9 +98,29 @@ final class BusRelay {
         }
     }
 
-    /// libdbus was given a message to send: it writes it to the pair at once if it can.
+    /// libdbus was given a message to send (it writes it to the pair at once if it can), or wrote
+    /// what it had queued.
     func libdbusWrote() {
         libdbusMayHaveWritten = true
+    }
+
+    /// Whether a message may go to the bus now past libdbus (`writeDirectly`): the bus takes
+    /// what went before it, and what libdbus wrote is forwarded first, so the order holds.
+    func canWriteDirectly() -> Bool {
+        guard !closed, busOpen, libdbusOpen, authentication.reached, toBus.isEmpty else { return false }
+        if libdbusMayHaveWritten {
+            libdbusMayHaveWritten = false
+            handle(relayEnd, .readable)
+        }
+        return !closed && busOpen && toBus.isEmpty
+    }
+
+    /// Writes a whole marshalled message to the bus, after `canWriteDirectly()`; what the bus does
+    /// not take now goes when it can, before anything libdbus writes later.
+    func writeDirectly(_ message: UnsafeRawBufferPointer) {
+        toBus.append(message, [])
+        writeBus()
+        settle()
     }
 
     /// Ends the relay: what libdbus wrote last goes to the bus if the bus takes it now, and both
@@ -115,7 +139,7 @@ final class BusRelay {
     /// Moves what the bus has sent on to libdbus, one chunk; true if it moved any. For a
     /// connection reading ahead through a flood, which would otherwise wait a turn per chunk.
     func refill() -> Bool {
-        guard !closed, busOpen, libdbusOpen, toLibdbus.isEmpty else { return false }
+        guard !closed, busOpen, libdbusOpen, toLibdbus.isEmpty, busMayHaveMore else { return false }
         readBus()
         let moved = !toLibdbus.isEmpty
         writeLibdbus()
@@ -154,10 +178,10 @@ final class BusRelay {
                 writeBus()
             }
         }
-        let delivered = handedToLibdbus != handedBefore
+        let handed = handedToLibdbus &- handedBefore
         settle()
         // libdbus reads what it was given in this same turn, rather than after another epoll_wait.
-        if delivered, !closed, libdbusOpen { self.delivered?() }
+        if handed != 0, !closed, libdbusOpen { self.delivered?(handed) }
     }
 
     /// Reads a chunk from the bus; returns how many bytes it read.
@@ -167,6 +191,7 @@ final class BusRelay {
             busOpen = false
             return 0
         }
+        busMayHaveMore = bytes.count == Self.chunk
         if authentication.reached {
             framer.feed(bytes, into: &toLibdbus.bytes) { standIn, frame in
                 oversized.record(.init(sender: standIn.sender, serial: standIn.serial), length: frame.totalLength)
