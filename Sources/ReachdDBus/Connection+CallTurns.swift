@@ -74,7 +74,9 @@ extension Connection {
         callTurnsPeak = 0
     }
 
-    private var repliesBacklogged: Bool { dbus_connection_get_outgoing_size(raw) >= Self.outgoingBacklog }
+    private var repliesBacklogged: Bool {
+        Int(dbus_connection_get_outgoing_size(raw)) + (relay?.waitingForBus ?? 0) >= Self.outgoingBacklog
+    }
 
     /// A unique name that left the bus (its `NameOwnerChanged`): its calls will never be answered
     /// to anybody, and answering them after the signal would act for a gone caller (a monitor

@@ -47,7 +47,7 @@ public actor Connection {
     /// The messages too large to read that came as stand-ins (`BusRelay`).
     let oversized: OversizedMessages
     /// Between libdbus and the bus; nil where there was none to be had (see `open`).
-    private let relay: BusRelay?
+    let relay: BusRelay?
     private var closed = false
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
@@ -312,7 +312,8 @@ public actor Connection {
     }
 
     /// A reply or a signal goes to the bus through the relay, not through libdbus's socket pair
-    /// and back (two system calls fewer each), when nothing libdbus holds must go first. Its
+    /// and back (two system calls fewer each), when libdbus holds nothing that must go first;
+    /// behind a bus that is slow to read, it waits in the relay's queue, not libdbus's. Its
     /// serial is from a range of ours: nobody answers a reply or a signal, so it need only be
     /// nonzero. nil: libdbus sends it (a call, descriptors, libdbus's queue not empty).
     private func sendPastLibdbus(_ rawMessage: OpaquePointer, through relay: BusRelay) -> UInt32? {

@@ -92,9 +92,13 @@ final class BusRelay {
     func forwardAtEachTurn() {
         guard turnHook == nil, !closed else { return }
         turnHook = loop.addTurnHook { [unowned self] in
-            guard self.libdbusMayHaveWritten else { return }
+            guard self.libdbusMayHaveWritten, !self.closed else { return }
             self.libdbusMayHaveWritten = false
-            self.handle(self.relayEnd, .readable)
+            // Taken whether or not the bus has taken what waits: a reply written past libdbus
+            // later must not overtake it.
+            while self.readLibdbus() == Self.chunk {}
+            self.writeBus()
+            self.settle()
         }
     }
 
@@ -107,21 +111,26 @@ final class BusRelay {
     /// Whether a message may go to the bus now past libdbus (`writeDirectly`): the bus takes
     /// what went before it, and what libdbus wrote is forwarded first, so the order holds.
     func canWriteDirectly() -> Bool {
-        guard !closed, busOpen, libdbusOpen, authentication.reached, toBus.isEmpty else { return false }
+        guard !closed, busOpen, libdbusOpen, authentication.reached else { return false }
         if libdbusMayHaveWritten {
             libdbusMayHaveWritten = false
-            handle(relayEnd, .readable)
+            while readLibdbus() == Self.chunk {}
         }
-        return !closed && busOpen && toBus.isEmpty
+        return !closed && busOpen && libdbusOpen
     }
 
-    /// Writes a whole marshalled message to the bus, after `canWriteDirectly()`; what the bus does
-    /// not take now goes when it can, before anything libdbus writes later.
+    /// Queues a whole marshalled message for the bus, after `canWriteDirectly()`, and writes it
+    /// now if nothing waits before it; else it goes with what waits, in one write, when the bus
+    /// can take it. The connection counts what waits here as libdbus's own queue (`waitingForBus`).
     func writeDirectly(_ message: UnsafeRawBufferPointer) {
+        let wasEmpty = toBus.isEmpty
         toBus.append(message, [])
-        writeBus()
+        if wasEmpty { writeBus() }
         settle()
     }
+
+    /// Bytes on their way to the bus that it has not taken yet.
+    var waitingForBus: Int { toBus.pending }
 
     /// Ends the relay: what libdbus wrote last goes to the bus if the bus takes it now, and both
     /// sockets close. On the loop thread, after `dbus_connection_close`.

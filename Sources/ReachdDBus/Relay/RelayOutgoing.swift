@@ -27,17 +27,26 @@ struct RelayOutgoing {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                return errno == EAGAIN || errno == EWOULDBLOCK
+                guard errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+                // A long burst is written while more joins it: what went is dropped from the front.
+                if sent >= Self.keptCapacity, sent * 2 >= bytes.count {
+                    bytes.removeFirst(sent)
+                    sent = 0
+                }
+                return true
             }
             // The receiver has its own copies now.
             for fd in passing { Glibc.close(fd) }
             fds.removeFirst(passing.count)
             sent += written
         }
-        bytes.removeAll(keepingCapacity: true)
+        // A burst's buffer goes back once written; a small one is kept for the next.
+        bytes.removeAll(keepingCapacity: bytes.capacity <= Self.keptCapacity)
         sent = 0
         return true
     }
+
+    static let keptCapacity = 256 << 10
 
     /// Closes the descriptors that will not be passed on (the relay is ending).
     mutating func discard() {
