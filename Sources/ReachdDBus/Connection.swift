@@ -129,8 +129,7 @@ public actor Connection {
             try relay.attach()
             mainLoop.refill = { relay.refill() }
             mainLoop.wrote = { relay.libdbusWrote() }
-            var descriptor: Int32 = -1
-            _ = dbus_connection_get_socket(raw, &descriptor)
+            let descriptor = relay.libdbusDescriptor
             relay.delivered = { [unowned mainLoop] handed in mainLoop.readNow(descriptor: descriptor, handed: handed) }
         }
         try mainLoop.attach()
@@ -241,8 +240,7 @@ public actor Connection {
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
             dbus_message_ref(rawMessage)
             let sender = Self.sender(of: rawMessage)
-            let refusal = DBusError.limitsExceeded("the message of \(length) bytes is larger than the \(BusRelay.passLimit) "
-                                                   + "bytes this connection reads; it was not read")
+            let refusal = OversizedMessages.refusal("message", length: length)
             callTurns.append(WaitingCall(raw: rawMessage, decided: .refuse(refusal)), from: sender, account: turnAccount(of: sender))
             return DBUS_HANDLER_RESULT_HANDLED
         case DBUS_MESSAGE_TYPE_SIGNAL:

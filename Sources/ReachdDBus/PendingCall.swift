@@ -46,8 +46,7 @@ final class PendingCall {
             if let oversized, !oversized.isEmpty,
                let length = oversized.take(sender: Connection.sender(of: reply), serial: dbus_message_get_serial(reply)) {
                 dbus_message_unref(reply)
-                continuation.resume(throwing: DBusError.limitsExceeded(
-                    "the reply of \(length) bytes is larger than the \(BusRelay.passLimit) bytes this connection reads; it was not read"))
+                continuation.resume(throwing: OversizedMessages.refusal("reply", length: length))
                 release()
                 return
             }

@@ -23,6 +23,8 @@ final class BusRelay {
     static let maximumPassed = 253
 
     private let loop: EventLoop
+    /// libdbus's descriptor: its end of the pair, under the number the bus's socket had.
+    let libdbusDescriptor: Int32
     private let bus: Int32
     private let relayEnd: Int32
     private var framer: IncomingFramer
@@ -46,11 +48,12 @@ final class BusRelay {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BusRelay.chunk, alignment: 8)
     private let passed = UnsafeMutableBufferPointer<Int32>.allocate(capacity: BusRelay.maximumPassed)
 
-    private init(loop: EventLoop, bus: Int32, relayEnd: Int32, passLimit: Int, oversized: OversizedMessages) {
+    private init(loop: EventLoop, libdbusDescriptor: Int32, bus: Int32, relayEnd: Int32, oversized: OversizedMessages) {
         self.loop = loop
+        self.libdbusDescriptor = libdbusDescriptor
         self.bus = bus
         self.relayEnd = relayEnd
-        self.framer = IncomingFramer(passLimit: passLimit)
+        self.framer = IncomingFramer(passLimit: Self.passLimit)
         self.oversized = oversized
     }
 
@@ -62,8 +65,7 @@ final class BusRelay {
     /// Puts a relay between a connection not yet authenticated and its bus, `descriptor` being
     /// the connection's socket; it moves bytes once `attach()`ed. Nil, with nothing changed,
     /// when it cannot.
-    static func interpose(on descriptor: Int32, loop: EventLoop, passLimit: Int = BusRelay.passLimit,
-                          recording oversized: OversizedMessages) -> BusRelay? {
+    static func interpose(on descriptor: Int32, loop: EventLoop, recording oversized: OversizedMessages) -> BusRelay? {
         let bus = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
         guard bus >= 0 else { return nil }
         var pair: [Int32] = [-1, -1]
@@ -77,7 +79,7 @@ final class BusRelay {
             return nil
         }
         Glibc.close(pair[0])
-        return BusRelay(loop: loop, bus: bus, relayEnd: pair[1], passLimit: passLimit, oversized: oversized)
+        return BusRelay(loop: loop, libdbusDescriptor: descriptor, bus: bus, relayEnd: pair[1], oversized: oversized)
     }
 
     /// Starts watching both sides. On the loop thread, before libdbus watches its own.
@@ -96,7 +98,7 @@ final class BusRelay {
             self.libdbusMayHaveWritten = false
             // Taken whether or not the bus has taken what waits: a reply written past libdbus
             // later must not overtake it.
-            while self.readLibdbus() == Self.chunk {}
+            self.takeAllFromLibdbus()
             self.writeBus()
             self.settle()
         }
@@ -114,7 +116,7 @@ final class BusRelay {
         guard !closed, busOpen, libdbusOpen, authentication.reached else { return false }
         if libdbusMayHaveWritten {
             libdbusMayHaveWritten = false
-            while readLibdbus() == Self.chunk {}
+            takeAllFromLibdbus()
         }
         return !closed && busOpen && libdbusOpen
     }
@@ -166,31 +168,33 @@ final class BusRelay {
         let handedBefore = handedToLibdbus
         if side == bus {
             if ready.contains(.writable) { writeBus() }
-            if hungUp || (ready.contains(.readable) && toLibdbus.isEmpty) {
-                for _ in 0..<Self.readsPerTurn {
-                    let read = readBus()
-                    writeLibdbus()
-                    guard read == Self.chunk, busOpen, toLibdbus.isEmpty else { break }
-                }
-            } else {
-                writeLibdbus()
-            }
+            let reads = hungUp || (ready.contains(.readable) && toLibdbus.isEmpty)
+            move(reading: reads ? readBus : nil, then: writeLibdbus) { busOpen && toLibdbus.isEmpty }
         } else {
             if ready.contains(.writable) { writeLibdbus() }
-            if hungUp || (ready.contains(.readable) && toBus.isEmpty) {
-                for _ in 0..<Self.readsPerTurn {
-                    let read = readLibdbus()
-                    writeBus()
-                    guard read == Self.chunk, libdbusOpen, toBus.isEmpty else { break }
-                }
-            } else {
-                writeBus()
-            }
+            let reads = hungUp || (ready.contains(.readable) && toBus.isEmpty)
+            move(reading: reads ? readLibdbus : nil, then: writeBus) { libdbusOpen && toBus.isEmpty }
         }
         let handed = handedToLibdbus &- handedBefore
         settle()
         // libdbus reads what it was given in this same turn, rather than after another epoll_wait.
         if handed != 0, !closed, libdbusOpen { self.delivered?(handed) }
+    }
+
+    /// Reads a chunk with `read` and passes it on with `write`, on while a whole chunk came and
+    /// `more` holds, up to `readsPerTurn` chunks; only passes on what waits when `read` is nil.
+    private func move(reading read: (() -> Int)?, then write: () -> Void, while more: () -> Bool) {
+        guard let read else { return write() }
+        for _ in 0..<Self.readsPerTurn {
+            let count = read()
+            write()
+            guard count == Self.chunk, more() else { break }
+        }
+    }
+
+    /// Everything libdbus has written so far, into the queue for the bus.
+    private func takeAllFromLibdbus() {
+        while libdbusOpen, readLibdbus() == Self.chunk {}
     }
 
     /// Reads a chunk from the bus; returns how many bytes it read.

@@ -82,7 +82,6 @@ struct IncomingFramer {
                 output += rest
                 return
             }
-            if rest.isEmpty, case .fixedPart = phase { return }
         }
     }
 

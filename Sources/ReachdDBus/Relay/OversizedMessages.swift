@@ -25,6 +25,11 @@ final class OversizedMessages: Sendable {
         }
     }
 
+    /// What a call or a reply that came as a stand-in is answered with: `what` of `length` bytes.
+    static func refusal(_ what: String, length: Int) -> DBusError {
+        .limitsExceeded("the \(what) of \(length) bytes is larger than the \(BusRelay.passLimit) bytes this connection reads; it was not read")
+    }
+
     /// True while no stand-in waits: what every message is asked first, without a sender to name.
     var isEmpty: Bool { waiting.withLock { $0.isEmpty } }
 
